@@ -1,0 +1,205 @@
+"""What every game shares: the ``Game``/``State`` split, the match loop and the facade contract.
+
+A ``Game`` is immutable rules plus parameters; a ``State`` is one point of one match. States
+are values: ``Game.apply`` never changes the state it is given, it returns a new one. Every
+field of a state therefore holds an immutable value (ints, strings, tuples) that is replaced,
+never mutated, which lets a state be copied in one dictionary update.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from .decks import Order, check_seed, check_stacked_decks, draw_order
+from .errors import GameOver, IllegalAction
+from .options import Option, parse_options
+
+Action = dict[str, Any]
+
+
+class State:
+    """One point of one match of one game. Read it; never assign to it from outside."""
+
+    game_id: str
+    seed: int
+    options: Mapping[str, Any]
+    stacked: tuple[Order, ...]
+    #: The full order each shuffle produced so far; shuffle ``k`` is ``orders[k]``.
+    orders: tuple[Order, ...]
+    to_play: int | None
+    winner: int | None
+    dealer: int
+    #: Deals started so far (1 during the first deal).
+    deal_number: int
+    #: Decisions and automatic steps of the current deal, oldest first.
+    history: tuple[dict[str, Any], ...]
+    _scores: tuple[int, int]
+    _legal: list[Action] | None
+
+    @property
+    def scores(self) -> list[int]:
+        """Match points so far, ``[seat 0, seat 1]``."""
+        return list(self._scores)
+
+    @property
+    def is_over(self) -> bool:
+        return self.winner is not None
+
+    def legal_actions(self) -> list[Action]:
+        """Every action the player to move may take, in the RULINGS shapes; empty when over."""
+        if self._legal is None:
+            self._legal = [] if self.to_play is None else self._legal_actions()
+        return list(self._legal)
+
+    def _legal_actions(self) -> list[Action]:
+        raise NotImplementedError
+
+    def _copy(self) -> State:
+        new = self.__class__.__new__(self.__class__)
+        new.__dict__.update(self.__dict__)
+        new._legal = None
+        return new
+
+    def _draw(self, deck: tuple[str, ...]) -> Order:
+        """Perform the next shuffle of the match and record the order it produced."""
+        order = draw_order(deck, self.seed, self.stacked, len(self.orders))
+        self.orders = (*self.orders, order)
+        return order
+
+    def _log(self, seat: int, kind: str, action: Action) -> None:
+        self.history = (*self.history, {"seat": seat, kind: action})
+
+    def __repr__(self) -> str:
+        return (
+            f"<{self.__class__.__name__} {self.game_id} seed={self.seed} deal={self.deal_number}"
+            f" scores={self.scores} to_play={self.to_play} winner={self.winner}>"
+        )
+
+
+class Game:
+    """The rules of one game. Subclasses set the class attributes and the ``_`` hooks."""
+
+    id: ClassVar[str]
+    name: ClassVar[str]
+    #: Bumped whenever a rule change could alter the outcome of a logged match.
+    rules_version: ClassVar[str]
+    deck: ClassVar[tuple[str, ...]]
+    options: ClassVar[tuple[Option, ...]]
+    state_class: ClassVar[type[State]]
+
+    def new_match(self, seed: int, options: Mapping[str, Any] | None = None) -> State:
+        """The state before the first decision; ``ValueError`` names any bad option."""
+        given = dict(_as_mapping(options))
+        stacked = check_stacked_decks(given.pop("decks", []), self.deck)
+        state = self.state_class.__new__(self.state_class)
+        state.game_id = self.id
+        state.seed = check_seed(seed)
+        state.options = parse_options(self.options, given)
+        state.stacked = stacked
+        state.orders = ()
+        state.to_play = None
+        state.winner = None
+        state.dealer = 1
+        state.deal_number = 0
+        state.history = ()
+        state._scores = (0, 0)
+        state._legal = None
+        self._start(state)
+        return state
+
+    def apply(self, state: State, action: Action) -> State:
+        """The state after ``action``; ``IllegalAction`` if it is not legal in ``state``."""
+        if state.game_id != self.id:
+            raise ValueError(f"a {state.game_id!r} state was given to the {self.id!r} game")
+        if state.to_play is None:
+            raise GameOver("the match is over; no action can be applied")
+        legal = state.legal_actions()
+        action = self._normalise(action)
+        if not _is_one_of(action, legal):
+            raise IllegalAction(f"{action!r} is not legal here; legal actions are {legal!r}")
+        new = state._copy()
+        self._apply(new, action)
+        return new
+
+    def observation(self, state: State, seat: int) -> dict[str, Any]:
+        """All that ``seat`` may know at ``state``, and nothing more, as a JSON-ready dict."""
+        if seat not in (0, 1):
+            raise ValueError(f"seat must be 0 or 1, got {seat!r}")
+        return {
+            "game": self.id,
+            "rules_version": self.rules_version,
+            "seat": seat,
+            "to_play": state.to_play,
+            "legal_actions": state.legal_actions() if state.to_play == seat else [],
+            "scores": state.scores,
+            "winner": state.winner,
+            "dealer": state.dealer,
+            "deal_number": state.deal_number,
+            "options": {k: v for k, v in state.options.items()},
+            **self._view(state, seat),
+        }
+
+    def describe(self) -> dict[str, Any]:
+        """The game, its rules version and its options with their defaults, JSON-ready."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "rules_version": self.rules_version,
+            "deck_size": len(self.deck),
+            "options": [option.describe() for option in self.options],
+        }
+
+    # Hooks for each game.
+
+    def _start(self, state: State) -> None:
+        raise NotImplementedError
+
+    def _apply(self, state: State, action: Action) -> None:
+        """Change the fresh copy ``state`` by the already-checked ``action``."""
+        raise NotImplementedError
+
+    def _view(self, state: State, seat: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _normalise(self, action: Any) -> Any:
+        """Bring an equivalent spelling of an action to its canonical shape (e.g. card order)."""
+        return action
+
+
+def _as_mapping(options: object) -> Mapping[str, Any]:
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise ValueError(f"options must be a JSON object, got {options!r}")
+    return options
+
+
+def _is_one_of(action: Any, legal: list[Action]) -> bool:
+    if type(action) is not dict or len(action) != 1:
+        return False
+    for candidate in legal:
+        # Equality alone would take {"bid": True} for {"bid": 1}; types must agree too.
+        if candidate == action:
+            (kind, value), (_, legal_value) = *action.items(), *candidate.items()
+            return type(value) is type(legal_value)
+    return False
+
+
+def other(seat: int) -> int:
+    return 1 - seat
+
+
+def add_points(scores: tuple[int, int], seat: int, points: int) -> tuple[int, int]:
+    return (scores[0] + points, scores[1]) if seat == 0 else (scores[0], scores[1] + points)
+
+
+def remove_card(cards: tuple[str, ...], card: str) -> tuple[str, ...]:
+    remaining = list(cards)
+    remaining.remove(card)
+    return tuple(remaining)
+
+
+def with_seat(pair: tuple[Any, Any], seat: int, value: Any) -> tuple[Any, Any]:
+    """``pair`` with the item of ``seat`` replaced by ``value``."""
+    return (value, pair[1]) if seat == 0 else (pair[0], value)

@@ -1,0 +1,3 @@
+from .rules import Snag, SnagState
+
+__all__ = ["Snag", "SnagState"]

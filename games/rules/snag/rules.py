@@ -1,0 +1,176 @@
+"""Snag: the bar, three-card tricks and the suit-length score.
+
+Source: ``shared/seeds/000_dd5e854d4efcb85c.txt``, as settled by RULINGS "Snag (snag)".
+Each deal takes 15 cards from one shuffle: positions 0-4 the non-dealer's hand, 5-9 the
+dealer's, 10-14 the bar from the non-dealer's end to the dealer's. A trick is a bar card
+(the leader's, from her end), the follower's card, then the leader's card; hand cards follow
+the bar card's suit when they can. The highest rank wins, the last played among equals.
+The winner takes a card, the loser takes one, the winner gets the last automatically.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+from ..base import Action, Game, State, add_points, other, remove_card, with_seat
+from ..cards import FULL_DECK, natural_value
+from ..options import int_option
+from ..tricks import playable_cards
+from .scoring import deal_score
+from .view import snag_view
+
+TRICKS_PER_DEAL = 5
+
+
+class Phase(enum.Enum):
+    BAR = "bar"  # the leader moves a bar card to the trick
+    FOLLOW = "follow"  # the other player plays from hand
+    LEAD = "lead"  # the leader plays from hand
+    TAKE_FIRST = "take_first"  # the trick's winner takes a card
+    TAKE_SECOND = "take_second"  # the loser takes one of the two left
+    OVER = "over"
+
+
+class SnagState(State):
+    phase: Phase
+    hands: tuple[tuple[str, ...], tuple[str, ...]]
+    #: Bar cards from the non-dealer's end (index 0) to the dealer's end.
+    bar: tuple[str, ...]
+    leader: int
+    #: Cards of the current trick as ``(seat, card)`` in the order they were played.
+    trick: tuple[tuple[int, str], ...]
+    trick_winner: int | None
+    #: Trick cards not yet taken.
+    pool: tuple[str, ...]
+    taken: tuple[tuple[str, ...], tuple[str, ...]]
+    tricks_played: int
+    last_deal: dict[str, Any] | None
+
+    def _legal_actions(self) -> list[Action]:
+        phase = self.phase
+        if phase is Phase.BAR:
+            return [{"bar": card} for card in reachable_bar_cards(self.bar, self.leader, self.dealer)]
+        if phase is Phase.FOLLOW or phase is Phase.LEAD:
+            hand = self.hands[self.to_play]
+            return [{"play": card} for card in playable_cards(hand, self.trick[0][1][1])]
+        return [{"take": card} for card in self.pool]
+
+
+def reachable_bar_cards(bar: tuple[str, ...], leader: int, dealer: int) -> tuple[str, ...]:
+    """The (at most) two bar cards nearest the leader's end."""
+    return bar[:2] if leader != dealer else bar[-2:][::-1]
+
+
+def trick_winner(trick: tuple[tuple[int, str], ...]) -> int:
+    """The seat that played the highest rank, the last played among equals."""
+    winner, best = trick[0][0], -1
+    for seat, card in trick:
+        value = natural_value(card)
+        if value >= best:
+            winner, best = seat, value
+    return winner
+
+
+class Snag(Game):
+    id = "snag"
+    name = "Snag"
+    rules_version = "1"
+    deck = FULL_DECK
+    options = (
+        int_option(
+            "target",
+            50,
+            "The match ends after the deal in which a player reaches this many points.",
+            minimum=1,
+            maximum=10_000,
+        ),
+    )
+    state_class = SnagState
+
+    def _start(self, state: SnagState) -> None:
+        state.last_deal = None
+        self._deal(state)
+
+    def _deal(self, state: SnagState) -> None:
+        order = state._draw(self.deck)
+        state.deal_number += 1
+        state.dealer = other(state.dealer) if state.deal_number > 1 else 1
+        non_dealer = other(state.dealer)
+        state.hands = (order[0:5], order[5:10]) if non_dealer == 0 else (order[5:10], order[0:5])
+        state.bar = order[10:15]
+        state.taken = ((), ())
+        state.tricks_played = 0
+        state.history = ()
+        self._start_trick(state, leader=non_dealer)
+
+    def _start_trick(self, state: SnagState, leader: int) -> None:
+        state.phase = Phase.BAR
+        state.leader = leader
+        state.to_play = leader
+        state.trick = ()
+        state.trick_winner = None
+        state.pool = ()
+
+    def _apply(self, state: SnagState, action: Action) -> None:
+        seat = state.to_play
+        state._log(seat, "action", action)
+        phase = state.phase
+        if phase is Phase.BAR:
+            card = action["bar"]
+            state.bar = remove_card(state.bar, card)
+            state.trick = ((seat, card),)
+            state.phase, state.to_play = Phase.FOLLOW, other(seat)
+        elif phase is Phase.FOLLOW or phase is Phase.LEAD:
+            card = action["play"]
+            state.hands = with_seat(state.hands, seat, remove_card(state.hands[seat], card))
+            state.trick = (*state.trick, (seat, card))
+            if phase is Phase.FOLLOW:
+                state.phase, state.to_play = Phase.LEAD, other(seat)
+            else:
+                self._end_play(state)
+        else:
+            self._take(state, seat, action["take"])
+
+    def _end_play(self, state: SnagState) -> None:
+        winner = trick_winner(state.trick)
+        state.trick_winner = winner
+        state.pool = tuple(card for _, card in state.trick)
+        state.phase, state.to_play = Phase.TAKE_FIRST, winner
+
+    def _take(self, state: SnagState, seat: int, card: str) -> None:
+        state.taken = with_seat(state.taken, seat, (*state.taken[seat], card))
+        state.pool = remove_card(state.pool, card)
+        if state.phase is Phase.TAKE_FIRST:
+            state.phase, state.to_play = Phase.TAKE_SECOND, other(seat)
+            return
+        winner = state.trick_winner
+        last = state.pool[0]
+        state._log(winner, "auto", {"take": last})
+        state.taken = with_seat(state.taken, winner, (*state.taken[winner], last))
+        state.pool = ()
+        state.tricks_played += 1
+        if state.tricks_played < TRICKS_PER_DEAL:
+            self._start_trick(state, leader=winner)
+        else:
+            self._end_deal(state)
+
+    def _end_deal(self, state: SnagState) -> None:
+        scorer, points = deal_score(state.taken[0], state.taken[1])
+        if scorer is not None:
+            state._scores = add_points(state._scores, scorer, points)
+        state.last_deal = {
+            "deal_number": state.deal_number,
+            "taken": [list(state.taken[0]), list(state.taken[1])],
+            "scorer": scorer,
+            "points": points,
+        }
+        if scorer is not None and state._scores[scorer] >= state.options["target"]:
+            state.winner = scorer
+            state.to_play = None
+            state.phase = Phase.OVER
+        else:
+            self._deal(state)
+
+    def _view(self, state: SnagState, seat: int) -> dict[str, Any]:
+        return snag_view(state, seat)

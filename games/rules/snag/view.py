@@ -1,0 +1,26 @@
+"""What one seat sees of a Snag match: its own hand, the bar, the tricks and the takes.
+
+Hidden: the other hand and the 37 cards not dealt. Taken cards lie face down, but every
+take happened in view of both players, so they are public.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def snag_view(state: Any, seat: int) -> dict[str, Any]:
+    return {
+        "phase": state.phase.value,
+        "hand": list(state.hands[seat]),
+        "opponent_hand_size": len(state.hands[1 - seat]),
+        "bar": list(state.bar),
+        "leader": state.leader,
+        "trick": [{"seat": s, "card": c} for s, c in state.trick],
+        "trick_winner": state.trick_winner,
+        "untaken": list(state.pool),
+        "taken": [list(state.taken[0]), list(state.taken[1])],
+        "tricks_played": state.tricks_played,
+        "history": list(state.history),
+        "last_deal": state.last_deal,
+    }

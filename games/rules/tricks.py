@@ -1,0 +1,32 @@
+"""Trick-taking mechanics that several games share: following suit and winning a trick."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from .cards import natural_value
+
+
+def cards_of_suit(hand: Iterable[str], suit: str) -> list[str]:
+    return [card for card in hand if card[1] == suit]
+
+
+def playable_cards(hand: tuple[str, ...], led_suit: str | None) -> tuple[str, ...]:
+    """The cards a player may play: the led suit if she holds it, otherwise any card."""
+    if led_suit is None:
+        return hand
+    following = tuple(card for card in hand if card[1] == led_suit)
+    return following or hand
+
+
+def highest_of_suit_or_trump(
+    led: str, other_card: str, trump: str | None, value: Callable[[str], int] = natural_value
+) -> bool:
+    """True if ``other_card``, played second, beats ``led`` under trump-and-follow rules.
+
+    A trump beats any non-trump; otherwise only a higher card of the suit led wins.
+    ``value`` maps a card to its strength within its suit (games with unusual orders pass their own).
+    """
+    if other_card[1] == led[1]:
+        return value(other_card) > value(led)
+    return other_card[1] == trump
