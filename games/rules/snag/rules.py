@@ -21,6 +21,7 @@ from .scoring import deal_score
 from .view import snag_view
 
 TRICKS_PER_DEAL = 5
+CARDS_PER_DEAL = 15
 
 
 class Phase(enum.Enum):
@@ -50,11 +51,28 @@ class SnagState(State):
     def _legal_actions(self) -> list[Action]:
         phase = self.phase
         if phase is Phase.BAR:
-            return [{"bar": card} for card in reachable_bar_cards(self.bar, self.leader, self.dealer)]
+            return [
+                {"bar": card} for card in reachable_bar_cards(self.bar, self.leader, self.dealer)
+            ]
         if phase is Phase.FOLLOW or phase is Phase.LEAD:
             hand = self.hands[self.to_play]
             return [{"play": card} for card in playable_cards(hand, self.trick[0][1][1])]
         return [{"take": card} for card in self.pool]
+
+    def card_zones(self) -> dict[str, tuple[str, ...]]:
+        in_trick = self.pool if self.trick_winner is not None else tuple(c for _, c in self.trick)
+        return {
+            "hand 0": self.hands[0],
+            "hand 1": self.hands[1],
+            "bar": self.bar,
+            "trick": in_trick,
+            "taken 0": self.taken[0],
+            "taken 1": self.taken[1],
+            "undealt": self.orders[-1][CARDS_PER_DEAL:],
+        }
+
+    def hidden_cards(self, seat: int) -> frozenset[str]:
+        return frozenset(self.hands[other(seat)] + self.orders[-1][CARDS_PER_DEAL:])
 
 
 def reachable_bar_cards(bar: tuple[str, ...], leader: int, dealer: int) -> tuple[str, ...]:

@@ -1,0 +1,10 @@
+"""Environment defaults for test runs, loaded by pytest (``-p``) before Django reads settings.
+
+pytest-django configures Django before any ``conftest.py`` is imported, so this cannot
+live there.
+"""
+
+import os
+
+os.environ.setdefault("SECRET_KEY", "test-only-secret-key")
+os.environ.setdefault("BAIZE_VAR_DIR", os.path.join(os.getcwd(), "var", "test"))
