@@ -1,0 +1,51 @@
+"""docker-compose.yml describes the real deployment; Docker does not run here, so parse it."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+services = compose["services"]
+
+
+def test_it_runs_web_worker_beat_postgres_and_redis():
+    assert set(services) == {"web", "worker", "beat", "postgres", "redis"}
+
+
+def test_the_app_services_share_one_configuration_from_the_environment():
+    for name in ("web", "worker", "beat"):
+        env = services[name]["environment"]
+        assert env["DATABASE_URL"].startswith("postgres://")
+        assert env["CELERY_BROKER_URL"].startswith("redis://redis:")
+        assert "SECRET_KEY" in env
+        assert set(services[name]["depends_on"]) == {"postgres", "redis"}
+
+
+def test_worker_and_beat_run_the_projects_celery_app():
+    worker = shlex.split(services["worker"]["command"])
+    beat = shlex.split(services["beat"]["command"])
+    assert worker[:4] == ["celery", "-A", "config", "worker"]
+    assert beat[:4] == ["celery", "-A", "config", "beat"]
+    assert (ROOT / "config" / "celery.py").exists()
+
+
+def test_the_web_service_migrates_then_serves_the_wsgi_app():
+    command = services["web"]["command"]
+    assert "manage.py migrate" in command
+    assert "config.wsgi:application" in command
+
+
+def test_the_databases_have_health_checks_the_app_waits_for():
+    for name in ("postgres", "redis"):
+        assert services[name]["healthcheck"]["test"]
+    assert services["web"]["depends_on"]["postgres"]["condition"] == "service_healthy"
+
+
+def test_the_image_is_built_from_the_projects_dockerfile():
+    assert services["web"]["build"] == "."
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "pip install" in dockerfile and "USER baize" in dockerfile
