@@ -1,0 +1,92 @@
+"""The match event log's format: event types, canonical JSON and the hash chain.
+
+Pure: no Django, no I/O. The payloads are the ones the contracts document ("Match event
+log"). Each event's hash is the SHA-256 (hex) of the previous event's hash followed by the
+canonical JSON of ``{"seq", "type", "payload"}``; the first event chains from
+``GENESIS_HASH``. The time an event was stored is not hashed, so appending the same event
+twice compares content only.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+from collections.abc import Iterable
+from typing import Any, NamedTuple
+
+GENESIS_HASH = "0" * 64
+
+
+class EventType(enum.StrEnum):
+    MATCH_STARTED = "match_started"
+    SHUFFLE = "shuffle"
+    DECISION = "decision"
+    FORFEIT = "forfeit"
+    MATCH_FINISHED = "match_finished"
+
+
+class ForfeitReason(enum.StrEnum):
+    TIMEOUT = "timeout"
+    CRASH = "crash"
+    BAD_REPLY = "bad_reply"
+    ILLEGAL_ACTION = "illegal_action"
+    START_FAILED = "start_failed"
+
+
+class ResultReason(enum.StrEnum):
+    PLAYED = "played"
+    FORFEIT = "forfeit"
+
+
+class EventRecord(NamedTuple):
+    """One stored event as replay reads it; a plain ``(seq, type, payload, hash)`` also does."""
+
+    seq: int
+    type: str
+    payload: Any
+    hash: str
+
+
+class EventLogError(Exception):
+    """The event log refused a write."""
+
+
+class EventConflict(EventLogError):
+    """An event with this seq is already stored with different content."""
+
+
+class EventSequenceGap(EventLogError):
+    """Events must be appended with consecutive seqs from 0, with no gap."""
+
+
+class EventImmutable(EventLogError):
+    """A stored event was asked to change or disappear."""
+
+
+# Built once: json.dumps with these arguments would build an encoder on every call.
+_encode = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+).encode
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted keys, no spaces, UTF-8 as is; ``ValueError`` for NaN or infinity."""
+    return _encode(value)
+
+
+def event_hash(prev_hash: str, seq: int, type: str, payload: Any) -> str:
+    """The hash of an event that follows an event hashed ``prev_hash``."""
+    text = prev_hash + _encode({"seq": seq, "type": type, "payload": payload})
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def chain_events(
+    events: Iterable[tuple[int, str, Any]], prev_hash: str = GENESIS_HASH
+) -> list[EventRecord]:
+    """``events`` as records hashed in a chain that continues from ``prev_hash``."""
+    records = []
+    for seq, type, payload in events:
+        prev_hash = event_hash(prev_hash, seq, type, payload)
+        records.append(EventRecord(seq, type, payload, prev_hash))
+    return records

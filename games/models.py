@@ -1,0 +1,111 @@
+"""Matches and their append-only event logs.
+
+A match's events are its history: the rows are inserted once and never changed or deleted.
+The model refuses it here, and on PostgreSQL a trigger refuses it in the database too
+(migration 0002). Which bot versions play a match is recorded by the bots app.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.utils import timezone
+
+from .events import EventImmutable, EventType
+from .rules.decks import MAX_SEED
+
+
+class Match(models.Model):
+    """One match of one game between two seats, from its seed and options to its result."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        FINISHED = "finished"
+        FAILED = "failed"
+
+    class ResultReason(models.TextChoices):
+        PLAYED = "played"
+        FORFEIT = "forfeit"
+
+    game = models.CharField(max_length=32)
+    rules_version = models.CharField(max_length=16)
+    #: The options as given, including stacked ``decks``.
+    options = models.JSONField(default=dict)
+    seed = models.BigIntegerField(validators=[MinValueValidator(0), MaxValueValidator(MAX_SEED)])
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    winner = models.SmallIntegerField(null=True, blank=True)
+    #: Match points ``[seat 0, seat 1]``; null until the match is finished.
+    scores = models.JSONField(null=True, blank=True)
+    result_reason = models.CharField(max_length=16, choices=ResultReason.choices, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    #: The worker that claimed the match, and until when its claim holds.
+    claimed_by = models.CharField(max_length=255, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["status"], name="match_status")]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(seed__gte=0), name="match_seed_not_negative"),
+            models.CheckConstraint(
+                condition=models.Q(winner__isnull=True) | models.Q(winner__in=[0, 1]),
+                name="match_winner_is_a_seat",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"match {self.pk} ({self.game}, seed {self.seed}, {self.status})"
+
+
+class MatchEventQuerySet(models.QuerySet):
+    """Stored events only ever gain rows: no update, delete or upsert through the ORM."""
+
+    def update(self, **kwargs: Any) -> int:
+        raise EventImmutable("match events are append-only; they cannot be updated")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise EventImmutable("match events are append-only; they cannot be deleted")
+
+    def bulk_create(self, objs: Any, *args: Any, **kwargs: Any) -> list[MatchEvent]:
+        if kwargs.get("update_conflicts"):
+            raise EventImmutable("match events are append-only; an insert cannot update a row")
+        return super().bulk_create(objs, *args, **kwargs)
+
+
+class MatchEvent(models.Model):
+    """One event of a match's log; ``hash`` chains it to the event before (``games.events``)."""
+
+    Type = models.TextChoices("Type", [(kind.name, kind.value) for kind in EventType])
+
+    match = models.ForeignKey(Match, on_delete=models.PROTECT, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=32, choices=Type.choices)
+    payload = models.JSONField()
+    hash = models.CharField(max_length=64)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    objects = MatchEventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["match", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seq"], name="match_event_unique_seq")
+        ]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} #{self.seq} {self.type}"
+
+    def save(self, **kwargs: Any) -> None:
+        if not self._state.adding or kwargs.get("force_update") or kwargs.get("update_fields"):
+            raise EventImmutable(f"{self} is stored; match events are never changed")
+        # Always an INSERT: a new instance carrying a stored pk must not overwrite that row.
+        kwargs["force_insert"] = True
+        super().save(**kwargs)
+
+    def delete(self, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise EventImmutable(f"{self} is stored; match events are never deleted")
