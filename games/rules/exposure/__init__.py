@@ -1,0 +1,3 @@
+from .rules import Exposure, ExposureState
+
+__all__ = ["Exposure", "ExposureState"]

@@ -1,0 +1,209 @@
+"""Exposure: a contract turned up from the deck, bonus groups exposed, nine tricks.
+
+Source: ``shared/seeds/001_dd5fa4cadb897a30.txt``, as settled by RULINGS "Exposure (exposure)".
+The deck is the 24 cards 9 to A. From one shuffle: positions 0-8 the non-dealer's hand, 9-17
+the dealer's, 18-20 the contract cards (left, middle, right), 21-23 discarded unseen. The left
+card's suit is trump, the middle card's rank is the high rank, the right card's rank sets the
+contract (A=9 ... 9=4 tricks). Before the first trick the non-dealer, then the dealer, claim
+bonus groups one at a time (points credited at once) and end with an empty claim; exposed
+cards stay face up and playable. Nine tricks follow, the non-dealer leading the first; hand and
+exposed cards together must follow suit. An ace is lowest when led and highest when played
+second, unless the high rank is A. A deal scores 2 a trick and 5 for exactly the contract; the
+match is checked after each deal (a score at the target or more, and the scores differ).
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+from ..base import Action, Game, State, add_points, other, with_seat
+from ..cards import make_deck
+from ..options import int_option
+from .ranking import second_card_wins
+from .scoring import (
+    CONTRACT_TRICKS,
+    GROUP_ORDER,
+    Group,
+    candidate_groups,
+    deal_points,
+    group_points,
+    unspent,
+)
+from .view import exposure_view
+
+TRICKS_PER_DEAL = 9
+HAND_SIZE = 9
+
+
+class Phase(enum.Enum):
+    EXPOSE = "expose"  # the player to move claims a bonus group or ends her claims
+    LEAD = "lead"
+    FOLLOW = "follow"
+    OVER = "over"
+
+
+class ExposureState(State):
+    phase: Phase
+    #: Each seat's unexposed cards; hidden from the other seat.
+    hands: tuple[tuple[str, ...], tuple[str, ...]]
+    #: Each seat's exposed cards not yet played; public.
+    exposed: tuple[tuple[str, ...], tuple[str, ...]]
+    #: The contract cards, left (trump suit), middle (high rank), right (contract).
+    contract: tuple[str, str, str]
+    trump: str
+    high_rank: str
+    contract_tricks: int
+    #: Each seat's claimed groups this deal, in claim order, cards in canonical order.
+    groups: tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]]
+    #: Exposure points each seat has claimed this deal (already in the scores).
+    bonus_points: tuple[int, int]
+    #: The groups the player now exposing may claim next.
+    candidates: tuple[Group, ...]
+    leader: int
+    #: The card led to the trick in progress, or ``None`` between tricks.
+    led: str | None
+    #: Finished tricks of this deal as ``(leader, card led, card played second, winner)``.
+    tricks: tuple[tuple[int, str, str, int], ...]
+    tricks_won: tuple[int, int]
+    last_deal: dict[str, Any] | None
+
+    def _legal_actions(self) -> list[Action]:
+        seat = self.to_play
+        phase = self.phase
+        if phase is Phase.LEAD:
+            return [{"play": card} for card in self.hands[seat] + self.exposed[seat]]
+        if phase is Phase.FOLLOW:
+            suit = self.led[1]
+            cards = self.hands[seat] + self.exposed[seat]
+            following = [{"play": card} for card in cards if card[1] == suit]
+            return following or [{"play": card} for card in cards]
+        return [*({"expose": [*group]} for group in self.candidates), {"expose": []}]
+
+
+class Exposure(Game):
+    id = "exposure"
+    name = "Exposure"
+    rules_version = "1"
+    deck = make_deck("9TJQKA")
+    options = (
+        int_option(
+            "target",
+            50,
+            "After a deal, a player with this many points or more wins if the scores differ.",
+            minimum=1,
+            maximum=10_000,
+        ),
+    )
+    state_class = ExposureState
+
+    def _start(self, state: ExposureState) -> None:
+        state.last_deal = None
+        self._deal(state)
+
+    def _deal(self, state: ExposureState) -> None:
+        order = state._draw(self.deck)
+        state.deal_number += 1
+        state.dealer = other(state.dealer) if state.deal_number > 1 else 1
+        non_dealer = other(state.dealer)
+        first, second = order[0:HAND_SIZE], order[HAND_SIZE : 2 * HAND_SIZE]
+        state.hands = (first, second) if non_dealer == 0 else (second, first)
+        state.exposed = ((), ())
+        state.contract = left, middle, right = order[18:21]
+        state.trump, state.high_rank = left[1], middle[0]
+        state.contract_tricks = CONTRACT_TRICKS[right[0]]
+        state.groups = ((), ())
+        state.bonus_points = (0, 0)
+        state.tricks = ()
+        state.tricks_won = (0, 0)
+        state.history = ()
+        state.leader, state.led = non_dealer, None
+        self._start_exposing(state, non_dealer)
+
+    def _start_exposing(self, state: ExposureState, seat: int) -> None:
+        state.phase, state.to_play = Phase.EXPOSE, seat
+        state.candidates = candidate_groups(state.hands[seat], state.contract)
+
+    def _normalise(self, action: Any) -> Any:
+        cards = action.get("expose") if type(action) is dict else None
+        if type(cards) not in (list, tuple):
+            return action
+        try:
+            return {**action, "expose": sorted(cards, key=GROUP_ORDER.__getitem__)}
+        except (KeyError, TypeError):  # not all cards: left as given, to be refused as illegal
+            return action
+
+    def _apply(self, state: ExposureState, action: Action) -> None:
+        seat = state.to_play
+        state._log(seat, "action", action)
+        if state.phase is Phase.EXPOSE:
+            self._expose(state, seat, tuple(action["expose"]))
+        else:
+            self._play(state, seat, action["play"])
+
+    def _expose(self, state: ExposureState, seat: int, group: tuple[str, ...]) -> None:
+        if not group:
+            if seat != state.dealer:
+                self._start_exposing(state, state.dealer)
+            else:
+                state.phase, state.to_play, state.candidates = Phase.LEAD, state.leader, ()
+            return
+        from_hand = tuple(card for card in group if card in state.hands[seat])
+        hand = tuple(card for card in state.hands[seat] if card not in from_hand)
+        state.hands = with_seat(state.hands, seat, hand)
+        state.exposed = with_seat(state.exposed, seat, state.exposed[seat] + from_hand)
+        state.groups = with_seat(state.groups, seat, (*state.groups[seat], group))
+        state.candidates = unspent(state.candidates, from_hand)
+        points = group_points(group)
+        state.bonus_points = add_points(state.bonus_points, seat, points)
+        state._scores = add_points(state._scores, seat, points)
+
+    def _play(self, state: ExposureState, seat: int, card: str) -> None:
+        hand = state.hands[seat]
+        if card in hand:
+            index = hand.index(card)
+            state.hands = with_seat(state.hands, seat, hand[:index] + hand[index + 1 :])
+        else:
+            exposed = state.exposed[seat]
+            index = exposed.index(card)
+            state.exposed = with_seat(state.exposed, seat, exposed[:index] + exposed[index + 1 :])
+        if state.phase is Phase.LEAD:
+            state.led, state.phase, state.to_play = card, Phase.FOLLOW, other(seat)
+            return
+        led, leader = state.led, state.leader
+        winner = seat if second_card_wins(led, card, state.trump, state.high_rank) else leader
+        state.tricks = (*state.tricks, (leader, led, card, winner))
+        state.tricks_won = add_points(state.tricks_won, winner, 1)
+        state.led = None
+        if len(state.tricks) < TRICKS_PER_DEAL:
+            state.phase, state.leader, state.to_play = Phase.LEAD, winner, winner
+        else:
+            self._end_deal(state)
+
+    def _end_deal(self, state: ExposureState) -> None:
+        trick_points, bonuses = zip(
+            *(deal_points(won, state.contract_tricks) for won in state.tricks_won), strict=True
+        )
+        for seat in (0, 1):
+            state._scores = add_points(state._scores, seat, trick_points[seat] + bonuses[seat])
+        state.last_deal = {
+            "deal_number": state.deal_number,
+            "contract": list(state.contract),
+            "contract_tricks": state.contract_tricks,
+            "tricks_won": list(state.tricks_won),
+            "exposure_points": list(state.bonus_points),
+            "trick_points": list(trick_points),
+            "contract_bonus": list(bonuses),
+        }
+        self._check_match(state)
+
+    def _check_match(self, state: ExposureState) -> None:
+        first, second = state._scores
+        if max(first, second) >= state.options["target"] and first != second:
+            state.winner = 0 if first > second else 1
+            state.phase, state.to_play = Phase.OVER, None
+        else:
+            self._deal(state)
+
+    def _view(self, state: ExposureState, seat: int) -> dict[str, Any]:
+        return exposure_view(state, seat)

@@ -1,0 +1,70 @@
+"""Exposure's points: the bonus groups a player may expose, and the score of a deal.
+
+Source: ``shared/seeds/001_dd5fa4cadb897a30.txt``, as settled by RULINGS "Exposure (exposure)".
+A group is 3 or 4 of a kind, or 4, 5 or 6 in sequence in the natural order 9 T J Q K A (ace
+high only, any suits). It is drawn from the claimant's unexposed hand cards and the three
+contract cards, and holds at least one hand card. A group's cards are listed in one canonical
+order (rank, then suit S H D C) so that one group has one spelling.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations, product
+
+from ..cards import FULL_DECK, SUITS, natural_value
+
+SEQUENCE_RANKS = "9TJQKA"
+KIND_POINTS = {3: 1, 4: 2}
+SEQUENCE_POINTS = {4: 1, 5: 2, 6: 3}
+POINTS_PER_TRICK = 2
+CONTRACT_BONUS = 5
+#: Tricks the right contract card's rank asks for.
+CONTRACT_TRICKS = {"A": 9, "K": 8, "Q": 7, "J": 6, "T": 5, "9": 4}
+#: Canonical position of every card (rank, then suit S H D C), for sorting a group's cards.
+_RANK_THEN_SUIT = sorted(FULL_DECK, key=lambda card: (natural_value(card), SUITS.index(card[1])))
+GROUP_ORDER: dict[str, int] = {card: index for index, card in enumerate(_RANK_THEN_SUIT)}
+
+Group = tuple[str, ...]
+
+
+def candidate_groups(hand: tuple[str, ...], contract: tuple[str, ...]) -> tuple[Group, ...]:
+    """Every group the holder of ``hand`` could claim now, kinds first, longest first.
+
+    Computed once per claimant and deal; ``unspent`` then drops the groups that reuse a hand
+    card already exposed, which is all that changes between her claims.
+    """
+    by_rank: dict[str, list[str]] = {rank: [] for rank in SEQUENCE_RANKS}
+    for card in sorted(hand + contract, key=GROUP_ORDER.__getitem__):
+        by_rank[card[0]].append(card)
+    groups: list[Group] = []
+    for size in (4, 3):
+        for rank in SEQUENCE_RANKS:
+            groups.extend(combinations(by_rank[rank], size))
+    contract_only = tuple(sorted(contract, key=GROUP_ORDER.__getitem__))
+    if contract_only in groups:  # three contract cards of one rank: no hand card, no claim
+        groups.remove(contract_only)
+    for length in (6, 5, 4):
+        for start in range(len(SEQUENCE_RANKS) - length + 1):
+            window = SEQUENCE_RANKS[start : start + length]
+            # Three contract cards cannot fill four ranks: every sequence uses a hand card.
+            groups.extend(product(*(by_rank[rank] for rank in window)))
+    return tuple(groups)
+
+
+def unspent(candidates: tuple[Group, ...], spent: tuple[str, ...]) -> tuple[Group, ...]:
+    """The candidates left once the hand cards ``spent`` are exposed: those without them."""
+    spent_cards = frozenset(spent)
+    return tuple(group for group in candidates if spent_cards.isdisjoint(group))
+
+
+def group_points(group: tuple[str, ...] | list[str]) -> int:
+    """Points of a valid group: a kind if all its ranks agree, otherwise a sequence."""
+    if all(card[0] == group[0][0] for card in group):
+        return KIND_POINTS[len(group)]
+    return SEQUENCE_POINTS[len(group)]
+
+
+def deal_points(tricks_won: int, contract_tricks: int) -> tuple[int, int]:
+    """``(trick points, contract bonus)`` of one player at the end of a deal."""
+    bonus = CONTRACT_BONUS if tricks_won == contract_tricks else 0
+    return POINTS_PER_TRICK * tricks_won, bonus

@@ -1,0 +1,3 @@
+from .rules import Spades, SpadesState
+
+__all__ = ["Spades", "SpadesState"]

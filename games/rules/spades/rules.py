@@ -1,0 +1,221 @@
+"""Two-handed Spades: thirteen cards each, a bid each, spades always trump.
+
+Source: ``shared/seeds/002_e18f4a2e8d1cce91.txt``, as settled by RULINGS "Two-handed Spades
+(spades)". The starting bidder is the non-dealer (seat 0 in the first hand, then alternating).
+Option ``deal``: "automatic" deals order positions 0-25 alternately from the starting bidder;
+"selection" has the players draw in turn from the starting bidder, each draw looking at the
+next card of the order and keeping it (the card after it is discarded unseen, automatically)
+or discarding it, seen only by the drawer, and taking the card after it. Bids 0-13, the
+starting bidder first; she leads the first trick. Spades may not be led until a spade has
+been played to an earlier trick, unless the leader holds only spades. A made bid scores 10 a
+trick bid and 1 a trick over; a set loses 10 a trick bid.
+
+Baize's own decision (RULINGS and seed silent, see ``docs/rules/spades.md``): the match also
+ends when a score falls below minus the limit, so that a match between players who keep
+going set still ends. After each hand, once a score is above ``limit`` or below ``-limit``,
+the higher score wins; equal scores play another hand.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+from ..base import Action, Game, State, add_points, other, with_seat
+from ..cards import FULL_DECK
+from ..options import choice_option, int_option
+from ..tricks import highest_of_suit_or_trump
+from .view import spades_view
+
+TRICKS_PER_HAND = 13
+TRUMP = "S"
+BIDS = range(TRICKS_PER_HAND + 1)
+
+
+class Phase(enum.Enum):
+    DRAW = "draw"  # selection deal: keep or discard the next card of the order
+    BID = "bid"
+    LEAD = "lead"
+    FOLLOW = "follow"
+    OVER = "over"
+
+
+def hand_points(bid: int, tricks: int) -> int:
+    """A made bid scores 10 a trick bid plus 1 a trick over; a set loses 10 a trick bid."""
+    if tricks >= bid:
+        return 10 * bid + (tricks - bid)
+    return -10 * bid
+
+
+class SpadesState(State):
+    phase: Phase
+    #: Each seat's cards; hidden from the other seat.
+    hands: tuple[tuple[str, ...], tuple[str, ...]]
+    starting_bidder: int
+    #: Selection deal: position in this hand's order of the card the next draw looks at.
+    draw_position: int
+    #: Selection deal: the cards each seat discarded after looking at them; seen by her alone.
+    seen_discards: tuple[tuple[str, ...], tuple[str, ...]]
+    bids: tuple[int | None, int | None]
+    leader: int
+    #: The card led to the trick in progress, or ``None`` between tricks.
+    led: str | None
+    #: Finished tricks of this hand as ``(leader, card led, card played second, winner)``.
+    tricks: tuple[tuple[int, str, str, int], ...]
+    tricks_won: tuple[int, int]
+    spades_broken: bool
+    last_deal: dict[str, Any] | None
+
+    def _legal_actions(self) -> list[Action]:
+        phase = self.phase
+        hand = self.hands[self.to_play]
+        if phase is Phase.FOLLOW:
+            suit = self.led[1]
+            following = [{"play": card} for card in hand if card[1] == suit]
+            return following or [{"play": card} for card in hand]
+        if phase is Phase.LEAD:
+            if not self.spades_broken:
+                leads = [{"play": card} for card in hand if card[1] != TRUMP]
+                if leads:
+                    return leads
+            return [{"play": card} for card in hand]
+        if phase is Phase.BID:
+            return [{"bid": n} for n in BIDS]
+        return [{"keep": True}, {"keep": False}]
+
+    @property
+    def draw_card(self) -> str | None:
+        """The card the player to move is looking at in a selection draw (hers alone to see)."""
+        return self.orders[-1][self.draw_position] if self.phase is Phase.DRAW else None
+
+
+class Spades(Game):
+    id = "spades"
+    name = "Two-handed Spades"
+    rules_version = "1"
+    deck = FULL_DECK
+    options = (
+        choice_option(
+            "deal",
+            "automatic",
+            "automatic: 13 cards each from the top 26; selection: keep-or-discard draws.",
+            ("automatic", "selection"),
+        ),
+        int_option(
+            "limit",
+            300,
+            "After a hand, a score above this (or below minus this) ends the match; higher wins.",
+            minimum=1,
+            maximum=10_000,
+        ),
+    )
+    state_class = SpadesState
+
+    def _start(self, state: SpadesState) -> None:
+        state.last_deal = None
+        self._deal(state)
+
+    def _deal(self, state: SpadesState) -> None:
+        order = state._draw(self.deck)
+        state.deal_number += 1
+        state.dealer = other(state.dealer) if state.deal_number > 1 else 1
+        starter = state.starting_bidder = other(state.dealer)
+        state.seen_discards = ((), ())
+        state.bids = (None, None)
+        state.tricks = ()
+        state.tricks_won = (0, 0)
+        state.spades_broken = False
+        state.history = ()
+        state.leader, state.led = starter, None
+        if state.options["deal"] == "automatic":
+            first, second = order[0:26:2], order[1:26:2]
+            state.hands = (first, second) if starter == 0 else (second, first)
+            state.draw_position = 0
+            state.phase, state.to_play = Phase.BID, starter
+        else:
+            state.hands = ((), ())
+            state.draw_position = 0
+            state.phase, state.to_play = Phase.DRAW, starter
+
+    def _apply(self, state: SpadesState, action: Action) -> None:
+        seat = state.to_play
+        phase = state.phase
+        if phase is Phase.LEAD or phase is Phase.FOLLOW:
+            state._log(seat, "action", action)
+            self._play(state, seat, action["play"])
+        elif phase is Phase.BID:
+            state._log(seat, "action", action)
+            self._bid(state, seat, action["bid"])
+        else:
+            self._select(state, seat, action["keep"])
+
+    def _select(self, state: SpadesState, seat: int, keep: bool) -> None:
+        position = state.draw_position
+        looked_at, next_card = state.orders[-1][position : position + 2]
+        received = looked_at if keep else next_card
+        state.hands = with_seat(state.hands, seat, (*state.hands[seat], received))
+        # The cards in the entry are the drawer's alone; the view strips them for the other seat.
+        entry = {"seat": seat, "action": {"keep": keep}, "received": received}
+        if keep:
+            state.history = (*state.history, entry, {"seat": seat, "auto": {"discard": "unseen"}})
+        else:
+            entry["discarded"] = looked_at
+            state.history = (*state.history, entry)
+            state.seen_discards = with_seat(
+                state.seen_discards, seat, (*state.seen_discards[seat], looked_at)
+            )
+        state.draw_position = position + 2
+        if state.draw_position < len(self.deck):
+            state.to_play = other(seat)
+        else:
+            state.phase, state.to_play = Phase.BID, state.starting_bidder
+
+    def _bid(self, state: SpadesState, seat: int, bid: int) -> None:
+        state.bids = with_seat(state.bids, seat, bid)
+        if seat == state.starting_bidder:
+            state.to_play = other(seat)
+        else:
+            state.phase, state.to_play = Phase.LEAD, state.leader
+
+    def _play(self, state: SpadesState, seat: int, card: str) -> None:
+        hand = state.hands[seat]
+        index = hand.index(card)
+        state.hands = with_seat(state.hands, seat, hand[:index] + hand[index + 1 :])
+        if state.phase is Phase.LEAD:
+            state.led, state.phase, state.to_play = card, Phase.FOLLOW, other(seat)
+            return
+        led, leader = state.led, state.leader
+        winner = seat if highest_of_suit_or_trump(led, card, TRUMP) else leader
+        state.tricks = (*state.tricks, (leader, led, card, winner))
+        state.tricks_won = add_points(state.tricks_won, winner, 1)
+        state.spades_broken = state.spades_broken or card[1] == TRUMP or led[1] == TRUMP
+        state.led = None
+        if len(state.tricks) < TRICKS_PER_HAND:
+            state.phase, state.leader, state.to_play = Phase.LEAD, winner, winner
+        else:
+            self._end_hand(state)
+
+    def _end_hand(self, state: SpadesState) -> None:
+        points = tuple(hand_points(state.bids[s], state.tricks_won[s]) for s in (0, 1))
+        state._scores = (state._scores[0] + points[0], state._scores[1] + points[1])
+        state.last_deal = {
+            "deal_number": state.deal_number,
+            "bids": list(state.bids),
+            "tricks_won": list(state.tricks_won),
+            "made": [state.tricks_won[s] >= state.bids[s] for s in (0, 1)],
+            "points": list(points),
+        }
+        self._check_match(state)
+
+    def _check_match(self, state: SpadesState) -> None:
+        first, second = state._scores
+        limit = state.options["limit"]
+        out_of_range = max(first, second) > limit or min(first, second) < -limit
+        if out_of_range and first != second:
+            state.winner = 0 if first > second else 1
+            state.phase, state.to_play = Phase.OVER, None
+        else:
+            self._deal(state)
+
+    def _view(self, state: SpadesState, seat: int) -> dict[str, Any]:
+        return spades_view(state, seat)
