@@ -1,0 +1,1 @@
+"""The built-in bots: ordinary bot programs (``main.py STRATEGY``) shipped with Baize."""

@@ -1,0 +1,49 @@
+"""A built-in bot: the protocol loop around one strategy from ``strategies/``.
+
+Usage: ``python -I -S -B bots/builtin/main.py STRATEGY [SEED]``. Standard library only, so it
+runs wherever a submitted bot runs. ``-I`` leaves the script's folder off ``sys.path``, so it
+is put there explicitly to import ``strategies.<STRATEGY>``. Without SEED the strategy's
+random generator is seeded from the operating system.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import sys
+from collections.abc import Callable, Iterable
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import strategies  # noqa: E402  (needs the path above)
+
+
+def play(choose: Callable, rng: random.Random, lines: Iterable[str], write: Callable) -> None:
+    """Answer protocol messages until ``end`` or the end of input."""
+    for line in lines:
+        message = json.loads(line)
+        kind = message.get("type")
+        if kind == "start":
+            write({"type": "ready"})
+        elif kind == "decide":
+            write({"action": choose(message["observation"], rng)})
+        elif kind == "end":
+            return
+
+
+def write_line(message: dict) -> None:
+    sys.stdout.write(json.dumps(message, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+def main(argv: list[str]) -> None:
+    if len(argv) not in (2, 3):
+        sys.exit("usage: main.py STRATEGY [SEED]")
+    choose = strategies.load(argv[1])
+    rng = random.Random(int(argv[2])) if len(argv) == 3 else random.Random()
+    play(choose, rng, sys.stdin, write_line)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,87 @@
+"""Bot protocol v1: the messages between the runner and a bot, and how replies are read.
+
+JSON lines over the bot's stdin and stdout, one object per line, described for bot authors
+in ``docs/bot-protocol.md``. This module only builds and reads messages; moving bytes and
+keeping time is the runner's job (``bots.runner``), judging the game the referee's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+PROTOCOL_VERSION = 1
+#: The longest line a bot may write, newline excluded; a longer one is a bad reply.
+MAX_LINE_BYTES = 64 * 1024
+
+Message = dict[str, Any]
+
+_encoder = json.JSONEncoder(separators=(",", ":"))
+_decoder = json.JSONDecoder()
+
+
+class BadReply(ValueError):
+    """A bot's line that is not a reply the protocol allows at this point."""
+
+
+def start_message(
+    game_id: str, seat: int, options: Mapping[str, Any], decision_seconds: float
+) -> Message:
+    return {
+        "type": "start",
+        "protocol": PROTOCOL_VERSION,
+        "game": game_id,
+        "seat": seat,
+        "options": dict(options),
+        "limits": {"decision_seconds": decision_seconds},
+    }
+
+
+def decide_message(request: int, observation: Mapping[str, Any], time_left: float) -> Message:
+    return {
+        "type": "decide",
+        "request": request,
+        "observation": observation,
+        "time_left": time_left,
+    }
+
+
+def end_message(winner: int, scores: list[int], reason: str) -> Message:
+    return {"type": "end", "winner": winner, "scores": scores, "reason": reason}
+
+
+def encode(message: Message) -> bytes:
+    """One protocol line: compact ASCII JSON and a newline."""
+    return (_encoder.encode(message) + "\n").encode("ascii")
+
+
+def decode_reply(line: bytes) -> Message:
+    """The JSON object on ``line``; ``BadReply`` for anything else."""
+    try:
+        reply = _decoder.decode(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise BadReply(f"the reply is not UTF-8: {_excerpt(line)}") from None
+    except (ValueError, RecursionError):
+        raise BadReply(f"the reply is not JSON: {_excerpt(line)}") from None
+    if type(reply) is not dict:
+        raise BadReply(f"the reply is not a JSON object: {_excerpt(line)}")
+    return reply
+
+
+def check_ready(reply: Message) -> None:
+    if reply.get("type") != "ready":
+        raise BadReply(f'expected {{"type": "ready"}}, got {_excerpt(reply)}')
+
+
+def action_of(reply: Message) -> dict[str, Any]:
+    """The action a decide reply carries: a JSON object under ``action``."""
+    action = reply.get("action")
+    if type(action) is not dict:
+        raise BadReply(f'expected {{"action": {{...}}}}, got {_excerpt(reply)}')
+    return action
+
+
+def _excerpt(value: object, limit: int = 200) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"

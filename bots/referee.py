@@ -1,0 +1,326 @@
+"""The referee: drives one match between two bots and reports it as match events.
+
+It starts both bots, asks the bot to move with its observation whenever a decision is
+pending, checks every reply (a JSON object whose ``action`` the rules accept), times it,
+and emits the events of the match log (``shuffle``, ``decision``, ``forfeit``,
+``match_finished``) through a callback; storing them is the caller's business. A bot that
+times out, crashes, answers badly or plays an illegal action forfeits and the other seat
+wins. Both bots are always told the result (if still listening) and then killed.
+
+A player is a ``BotLauncher`` (a bot process, see ``bots.runner``) or a ``StrategyPlayer``
+(a strategy called in this process, for tests and benchmarks): the referee sees both
+through the same ``Connection`` interface.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import random
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from time import monotonic
+from typing import Any, Protocol
+
+from games.rules import Game, IllegalAction, State
+
+from .protocol import (
+    BadReply,
+    Message,
+    action_of,
+    check_ready,
+    decide_message,
+    decode_reply,
+    encode,
+    end_message,
+    start_message,
+)
+from .runner import (
+    BotError,
+    BotExited,
+    BotLauncher,
+    BotProcess,
+    BotTimedOut,
+    pinned_to_cpu,
+)
+
+Emit = Callable[[str, dict[str, Any]], None]
+Choose = Callable[[dict[str, Any], random.Random], Any]
+
+
+class ForfeitReason(enum.Enum):
+    TIMEOUT = "timeout"
+    CRASH = "crash"
+    BAD_REPLY = "bad_reply"
+    ILLEGAL_ACTION = "illegal_action"
+    START_FAILED = "start_failed"
+
+
+class FinishReason(enum.Enum):
+    PLAYED = "played"
+    FORFEIT = "forfeit"
+
+
+@dataclass(frozen=True)
+class Limits:
+    decision_seconds: float = 1.0
+    #: From spawning a bot to its ``ready``: Python itself takes ~11 ms to start.
+    start_seconds: float = 5.0
+
+
+@dataclass(frozen=True)
+class Forfeit:
+    seat: int
+    reason: ForfeitReason
+    detail: str
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    winner: int
+    scores: tuple[int, int]
+    reason: FinishReason
+    decisions: int
+    forfeit: Forfeit | None = None
+
+
+class Connection(Protocol):
+    """One bot as the referee sees it. Failures raise ``BotError`` or ``BadReply``."""
+
+    def open(self, start: Message) -> None:
+        """Start the bot and send it ``start``."""
+
+    def wait_ready(self, timeout: float) -> None: ...
+
+    def decide(self, message: Message, timeout: float) -> tuple[Message, float]:
+        """The bot's reply to ``message`` and the seconds it took."""
+
+    def end(self, message: Message) -> None:
+        """Tell the bot the result if it still listens; never raises, never waits."""
+
+    def close(self) -> None: ...
+
+    def stderr_tail(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class StrategyPlayer:
+    """A strategy called in this process: ``choose(observation, rng)`` returns an action.
+
+    No process, no protocol lines: the fast path for tests and benchmarks. A decision
+    cannot be interrupted, so a slow one forfeits on time only once it returns.
+    """
+
+    choose: Choose
+    seed: int | None = None
+
+
+Player = BotLauncher | StrategyPlayer
+
+
+class _Forfeited(Exception):
+    def __init__(self, forfeit: Forfeit) -> None:
+        super().__init__(forfeit.detail)
+        self.forfeit = forfeit
+
+
+def referee_match(
+    game: Game,
+    state: State,
+    players: Sequence[Player],
+    *,
+    limits: Limits,
+    emit: Emit,
+    cpu: int | None = None,
+) -> MatchResult:
+    """Play ``state`` (a fresh ``game.new_match``) to its end between ``players[0]`` and ``[1]``.
+
+    ``cpu`` pins this thread and both bots to one CPU for the match, the cheapest way to
+    fast round trips. Emits ``shuffle``, ``decision``, ``forfeit`` and ``match_finished``.
+    """
+    if len(players) != 2:
+        raise ValueError(f"a match needs two players, got {len(players)}")
+    with pinned_to_cpu(cpu):
+        match = _Match(game, state, [connect(player) for player in players], limits, emit)
+        return match.run()
+
+
+def connect(player: Player) -> Connection:
+    if isinstance(player, StrategyPlayer):
+        return StrategyConnection(player.choose, random.Random(player.seed))
+    return ProcessConnection(player)
+
+
+class _Match:
+    def __init__(
+        self,
+        game: Game,
+        state: State,
+        connections: list[Connection],
+        limits: Limits,
+        emit: Emit,
+    ) -> None:
+        self.game, self.state, self.connections = game, state, connections
+        self.limits, self.emit = limits, emit
+        self.decisions = 0
+        self.shuffles_emitted = 0
+
+    def run(self) -> MatchResult:
+        try:
+            self._emit_new_shuffles()
+            self._start_bots()
+            while self.state.to_play is not None:
+                self._play_one_decision()
+            result = self._finish(self.state.winner, FinishReason.PLAYED)
+        except _Forfeited as forfeited:
+            result = self._forfeit(forfeited.forfeit)
+        finally:
+            self._close_all()
+        return result
+
+    def _start_bots(self) -> None:
+        for seat, connection in enumerate(self.connections):
+            message = start_message(
+                self.game.id, seat, self.state.options, self.limits.decision_seconds
+            )
+            with self._forfeit_on_failure(seat, starting=True):
+                connection.open(message)
+        deadline = monotonic() + self.limits.start_seconds
+        for seat, connection in enumerate(self.connections):
+            with self._forfeit_on_failure(seat, starting=True):
+                connection.wait_ready(max(0.0, deadline - monotonic()))
+
+    def _play_one_decision(self) -> None:
+        seat = self.state.to_play
+        observation = self.game.observation(self.state, seat)
+        message = decide_message(self.decisions + 1, observation, self.limits.decision_seconds)
+        with self._forfeit_on_failure(seat, starting=False):
+            reply, seconds = self.connections[seat].decide(message, self.limits.decision_seconds)
+            action = action_of(reply)
+        try:
+            self.state = self.game.apply(self.state, action)
+        except IllegalAction as error:
+            raise _Forfeited(Forfeit(seat, ForfeitReason.ILLEGAL_ACTION, str(error))) from None
+        self.decisions += 1
+        self.emit("decision", {"seat": seat, "action": action, "think_us": round(seconds * 1e6)})
+        self._emit_new_shuffles()
+
+    def _emit_new_shuffles(self) -> None:
+        orders = self.state.orders
+        for k in range(self.shuffles_emitted, len(orders)):
+            self.emit("shuffle", {"k": k, "order": list(orders[k])})
+        self.shuffles_emitted = len(orders)
+
+    @contextlib.contextmanager
+    def _forfeit_on_failure(self, seat: int, *, starting: bool) -> Iterator[None]:
+        """Turn what went wrong with the bot of ``seat`` into its forfeit."""
+        try:
+            yield
+        except (BotError, BadReply) as error:
+            reason = ForfeitReason.START_FAILED if starting else _reason_for(error)
+            detail = _detail(error, reason, self.connections[seat])
+            raise _Forfeited(Forfeit(seat, reason, detail)) from None
+
+    def _forfeit(self, forfeit: Forfeit) -> MatchResult:
+        self.emit(
+            "forfeit",
+            {"seat": forfeit.seat, "reason": forfeit.reason.value, "detail": forfeit.detail},
+        )
+        return self._finish(1 - forfeit.seat, FinishReason.FORFEIT, forfeit)
+
+    def _finish(
+        self, winner: int, reason: FinishReason, forfeit: Forfeit | None = None
+    ) -> MatchResult:
+        scores = self.state.scores
+        self.emit("match_finished", {"winner": winner, "scores": scores, "reason": reason.value})
+        for connection in self.connections:
+            connection.end(end_message(winner, scores, reason.value))
+        return MatchResult(winner, (scores[0], scores[1]), reason, self.decisions, forfeit)
+
+    def _close_all(self) -> None:
+        for connection in self.connections:
+            connection.close()
+
+
+def _reason_for(error: Exception) -> ForfeitReason:
+    if isinstance(error, BotTimedOut):
+        return ForfeitReason.TIMEOUT
+    if isinstance(error, BotExited):
+        return ForfeitReason.CRASH
+    return ForfeitReason.BAD_REPLY
+
+
+def _detail(error: Exception, reason: ForfeitReason, connection: Connection) -> str:
+    """The error, and for a bot that went silent or died, what it last wrote to stderr."""
+    if reason is ForfeitReason.BAD_REPLY:
+        return str(error)
+    tail = connection.stderr_tail().rstrip()
+    return f"{error}; its stderr ends with:\n{tail}" if tail else f"{error}; its stderr is empty"
+
+
+class ProcessConnection:
+    """A bot process speaking protocol lines (``bots.runner.BotProcess``)."""
+
+    def __init__(self, launcher: BotLauncher) -> None:
+        self._launcher = launcher
+        self._process: BotProcess | None = None
+
+    def open(self, start: Message) -> None:
+        self._process = BotProcess(self._launcher.launch_spec())
+        self._process.send(encode(start), timeout=1.0)
+
+    def wait_ready(self, timeout: float) -> None:
+        check_ready(decode_reply(self._process.receive(timeout)))
+
+    def decide(self, message: Message, timeout: float) -> tuple[Message, float]:
+        line, seconds = self._process.request(encode(message), timeout)
+        return decode_reply(line), seconds
+
+    def end(self, message: Message) -> None:
+        if self._process is not None:
+            with contextlib.suppress(BotError):
+                self._process.send(encode(message), timeout=0)
+
+    def close(self) -> None:
+        if self._process is not None:
+            self._process.close()
+
+    def stderr_tail(self) -> str:
+        return "" if self._process is None else self._process.stderr_tail()
+
+
+class StrategyConnection:
+    """A strategy in this process behind the ``Connection`` interface."""
+
+    def __init__(self, choose: Choose, rng: random.Random) -> None:
+        self._choose = choose
+        self._rng = rng
+        self._error = ""
+
+    def open(self, start: Message) -> None:
+        pass
+
+    def wait_ready(self, timeout: float) -> None:
+        pass
+
+    def decide(self, message: Message, timeout: float) -> tuple[Message, float]:
+        started = monotonic()
+        try:
+            action = self._choose(message["observation"], self._rng)
+        except Exception as error:
+            self._error = traceback.format_exc(limit=-3)
+            raise BotExited(f"the strategy raised {error!r}") from None
+        seconds = monotonic() - started
+        if seconds > timeout:
+            raise BotTimedOut(f"the strategy took {seconds:.3f} s")
+        return {"action": action}, seconds
+
+    def end(self, message: Message) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def stderr_tail(self) -> str:
+        return self._error

@@ -1,0 +1,375 @@
+"""Bot processes: how a bot is launched, talked to line by line under a deadline, and killed.
+
+A launcher turns "a bot" into a ``LaunchSpec`` (argv, cwd, env). The plain launchers here
+run ``python -I -S -B`` on a file; the hardened sandbox (``shared/SANDBOX.md``: per-slot uid,
+rlimits, bubblewrap, seccomp) is another launcher whose argv wraps the same command, so the
+referee never changes.
+
+``BotProcess`` owns one running bot: raw pipe file descriptors, one ``poll`` per wait and its
+own line buffer (no thread, no Python file buffering), a cap on the reply line, a capped tail
+of stderr drained while waiting, and on close SIGKILL to the whole process group at once
+(SANDBOX trap 10), a reap, and a sweep of orphans the bot left behind. The runner process
+makes itself a child subreaper so that such orphans are re-parented to it and can be found.
+Processes are started without ``preexec_fn`` so ``subprocess`` can use ``vfork`` (trap 3).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import functools
+import math
+import os
+import secrets
+import select
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from time import monotonic
+from typing import Protocol
+
+from .protocol import MAX_LINE_BYTES
+
+BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"
+BUILTIN_MAIN = BUILTIN_DIR / "main.py"
+#: The whole environment a bot gets: nothing of the runner's (secrets, database URLs) leaks.
+BOT_ENVIRONMENT: Mapping[str, str] = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+#: Set in every bot's environment with a per-process value, to recognise its descendants.
+TOKEN_VARIABLE = "BAIZE_BOT_TOKEN"
+STDERR_TAIL_BYTES = 8 * 1024
+_READ_CHUNK = 64 * 1024
+_PR_SET_CHILD_SUBREAPER = 36
+#: Each pass reaps one generation of re-parented descendants; more means a fork bomb in flight.
+_MAX_SWEEP_PASSES = 64
+
+
+@dataclass(frozen=True)
+class LaunchSpec:
+    """Everything needed to start one bot process."""
+
+    argv: tuple[str, ...]
+    cwd: str
+    env: Mapping[str, str] = field(default_factory=lambda: dict(BOT_ENVIRONMENT))
+
+
+class BotLauncher(Protocol):
+    def launch_spec(self) -> LaunchSpec: ...
+
+
+def python_command(script: Path | str, *args: str) -> tuple[str, ...]:
+    """Run ``script`` with this interpreter, isolated: no site, no user paths, no .pyc writes."""
+    return (sys.executable, "-I", "-S", "-B", str(script), *args)
+
+
+@dataclass(frozen=True)
+class BuiltinLauncher:
+    """A built-in bot: ``bots/builtin/main.py STRATEGY [SEED]``."""
+
+    strategy: str
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        if not self.strategy.isidentifier() or self.strategy.startswith("_"):
+            raise ValueError(f"not a strategy name: {self.strategy!r}")
+        if not (BUILTIN_DIR / "strategies" / f"{self.strategy}.py").is_file():
+            raise ValueError(f"no built-in strategy named {self.strategy!r}")
+
+    def launch_spec(self) -> LaunchSpec:
+        seed = () if self.seed is None else (str(self.seed),)
+        return LaunchSpec(python_command(BUILTIN_MAIN, self.strategy, *seed), str(BUILTIN_DIR))
+
+    def __str__(self) -> str:
+        return f"builtin:{self.strategy}"
+
+
+@dataclass(frozen=True)
+class ScriptLauncher:
+    """A bot that is one local Python file, run from its own folder."""
+
+    path: Path
+    args: tuple[str, ...] = ()
+
+    def launch_spec(self) -> LaunchSpec:
+        path = Path(self.path).resolve()
+        return LaunchSpec(python_command(path, *self.args), str(path.parent))
+
+    def __str__(self) -> str:
+        return f"script:{self.path}"
+
+
+class BotError(Exception):
+    """A bot process that did not do what the runner needed."""
+
+
+class BotTimedOut(BotError):
+    pass
+
+
+class BotExited(BotError):
+    """The bot could not be started, closed its output, or stopped reading its input."""
+
+
+class LineTooLong(BotError):
+    pass
+
+
+class UnsolicitedOutput(BotError):
+    """The bot wrote more than the one line it was asked for."""
+
+
+class BotProcess:
+    """One running bot. Not thread-safe: one referee thread talks to it."""
+
+    def __init__(self, spec: LaunchSpec) -> None:
+        become_child_subreaper()
+        self._token = secrets.token_hex(8)
+        try:
+            self._process = subprocess.Popen(
+                spec.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                bufsize=0,
+                cwd=spec.cwd,
+                env={**spec.env, TOKEN_VARIABLE: self._token},
+                close_fds=True,
+                start_new_session=True,
+            )
+        except OSError as error:
+            raise BotExited(f"could not start {spec.argv[0]!r}: {error}") from None
+        self.pid = self._process.pid
+        self._stdin = self._process.stdin.fileno()
+        self._stdout = self._process.stdout.fileno()
+        self._stderr: int | None = self._process.stderr.fileno()
+        for fd in (self._stdin, self._stdout, self._stderr):
+            os.set_blocking(fd, False)
+        self._poller = select.poll()
+        self._poller.register(self._stdout, select.POLLIN)
+        self._poller.register(self._stderr, select.POLLIN)
+        self._buffer = bytearray()
+        self._stderr_tail = b""
+        self._closed = False
+
+    def send(self, line: bytes, timeout: float) -> None:
+        """Write ``line`` whole within ``timeout`` seconds."""
+        self._write(line, monotonic() + timeout)
+
+    def request(self, line: bytes, timeout: float) -> tuple[bytes, float]:
+        """Send ``line`` and return the bot's one-line reply and the seconds it took.
+
+        The clock runs from just before the write to the end of the reply line.
+        """
+        if self._buffer:
+            raise UnsolicitedOutput(f"the bot wrote output nobody asked for: {self._excerpt()}")
+        started = monotonic()
+        deadline = started + timeout
+        self._write(line, deadline)
+        reply = self._read_line(deadline)
+        return reply, monotonic() - started
+
+    def receive(self, timeout: float) -> bytes:
+        """The next line the bot writes within ``timeout`` seconds."""
+        return self._read_line(monotonic() + timeout)
+
+    def stderr_tail(self) -> str:
+        """The last ``STDERR_TAIL_BYTES`` the bot wrote to stderr so far."""
+        self._drain_stderr()
+        return self._stderr_tail.decode("utf-8", errors="replace")
+
+    def close(self) -> None:
+        """Kill the bot and everything it started, reap them, release the pipes. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
+        self._process.wait()
+        sweep_orphans(session=self.pid, token=self._token)
+        self._drain_stderr()
+        for stream in (self._process.stdin, self._process.stdout, self._process.stderr):
+            stream.close()
+
+    def __enter__(self) -> BotProcess:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def _write(self, line: bytes, deadline: float) -> None:
+        try:
+            written = os.write(self._stdin, line)
+        except BlockingIOError:
+            written = 0
+        except BrokenPipeError:
+            raise BotExited(f"the bot stopped reading its input ({self._exit_status()})") from None
+        if written < len(line):
+            self._write_slowly(memoryview(line)[written:], deadline)
+
+    def _write_slowly(self, rest: memoryview, deadline: float) -> None:
+        writable = select.poll()
+        writable.register(self._stdin, select.POLLOUT)
+        while rest:
+            if not writable.poll(_milliseconds_until(deadline)):
+                raise BotTimedOut("the bot did not read its input before the deadline")
+            try:
+                rest = rest[os.write(self._stdin, rest) :]
+            except BlockingIOError:
+                continue
+            except BrokenPipeError:
+                raise BotExited(
+                    f"the bot stopped reading its input ({self._exit_status()})"
+                ) from None
+
+    def _read_line(self, deadline: float) -> bytes:
+        buffer = self._buffer
+        newline = buffer.find(b"\n")
+        while newline < 0:
+            if len(buffer) > MAX_LINE_BYTES:
+                raise LineTooLong(f"the bot wrote a line longer than {MAX_LINE_BYTES} bytes")
+            self._wait_for_output(deadline)
+            newline = buffer.find(b"\n")
+        if newline > MAX_LINE_BYTES:
+            raise LineTooLong(f"the bot wrote a line longer than {MAX_LINE_BYTES} bytes")
+        line = bytes(buffer[:newline])
+        del buffer[: newline + 1]
+        return line
+
+    def _wait_for_output(self, deadline: float) -> None:
+        remaining = deadline - monotonic()
+        if remaining <= 0:
+            raise BotTimedOut("the bot did not reply before the deadline")
+        for fd, _ in self._poller.poll(math.ceil(remaining * 1000)):
+            if fd != self._stdout:
+                self._drain_stderr()
+                continue
+            chunk = os.read(fd, _READ_CHUNK)
+            if not chunk:
+                raise BotExited(f"the bot closed its output ({self._exit_status()})")
+            self._buffer += chunk
+
+    def _drain_stderr(self) -> None:
+        if self._stderr is None:
+            return
+        while True:
+            try:
+                chunk = os.read(self._stderr, _READ_CHUNK)
+            except BlockingIOError:
+                return
+            if not chunk:
+                self._poller.unregister(self._stderr)
+                self._stderr = None
+                return
+            self._stderr_tail = (self._stderr_tail + chunk)[-STDERR_TAIL_BYTES:]
+
+    def _exit_status(self) -> str:
+        """How the bot ended, waiting a moment for a bot that is on its way out."""
+        try:
+            code = self._process.wait(timeout=0.1)
+        except subprocess.TimeoutExpired:
+            return "it is still running"
+        return describe_exit(code)
+
+    def _excerpt(self) -> str:
+        return repr(bytes(self._buffer[:200]))
+
+
+def describe_exit(returncode: int) -> str:
+    if returncode >= 0:
+        return f"exit status {returncode}"
+    try:
+        name = signal.Signals(-returncode).name
+    except ValueError:
+        name = f"signal {-returncode}"
+    return f"killed by {name}"
+
+
+def _milliseconds_until(deadline: float) -> int:
+    return max(0, math.ceil((deadline - monotonic()) * 1000))
+
+
+@functools.cache
+def become_child_subreaper() -> bool:
+    """Make this process adopt its orphaned descendants (best effort; Linux only)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def sweep_orphans(session: int, token: str) -> None:
+    """Kill and reap the descendants of one bot that were re-parented to this process.
+
+    A descendant is recognised by the bot's session (it ran with ``start_new_session``) or,
+    having called ``setsid`` itself, by the bot's token in its environment. Each pass reaps
+    one generation; a reaped process's children are re-parented before it can be reaped.
+    A descendant that clears its environment and calls ``setsid`` escapes this sweep: only
+    the sandbox's uid sweep or PID namespace catches it (SANDBOX trap 5).
+    """
+    marker = f"{TOKEN_VARIABLE}={token}".encode()
+    for _ in range(_MAX_SWEEP_PASSES):
+        found = [
+            pid
+            for pid, sid in _children_with_session()
+            if _is_descendant(pid, sid, session, marker)
+        ]
+        if not found:
+            return
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+
+
+def _is_descendant(pid: int, sid: int, session: int, marker: bytes) -> bool:
+    if sid == session:
+        return True
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as environ:
+            return marker in environ.read().split(b"\0")
+    except OSError:
+        return False
+
+
+def _children_with_session() -> Iterator[tuple[int, int]]:
+    """``(pid, session id)`` of every child of this process, read from ``/proc``."""
+    me = os.getpid()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            fd = os.open(f"/proc/{entry.name}/stat", os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            stat = os.read(fd, 512)
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+        # The command name may hold spaces and parentheses: fields start after the last ")".
+        fields = stat[stat.rfind(b")") + 2 :].split(b" ", 4)
+        if int(fields[1]) == me:
+            yield int(entry.name), int(fields[3])
+
+
+@contextlib.contextmanager
+def pinned_to_cpu(cpu: int | None) -> Iterator[None]:
+    """Run the calling thread, and every process it starts meanwhile, on one CPU.
+
+    A request and reply between processes sharing a CPU costs ~12 µs instead of ~85 µs
+    (SANDBOX "Cost of one decision"). ``None`` leaves the affinity alone.
+    """
+    if cpu is None:
+        yield
+        return
+    previous = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {cpu})
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, previous)

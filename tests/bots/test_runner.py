@@ -1,0 +1,198 @@
+"""Bot processes: line round trips under a deadline, output caps, and killing whole trees."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from bots.protocol import MAX_LINE_BYTES
+from bots.runner import (
+    BOT_ENVIRONMENT,
+    STDERR_TAIL_BYTES,
+    BotExited,
+    BotProcess,
+    BotTimedOut,
+    BuiltinLauncher,
+    LaunchSpec,
+    LineTooLong,
+    ScriptLauncher,
+    UnsolicitedOutput,
+    describe_exit,
+    pinned_to_cpu,
+)
+
+HOSTILE = Path(__file__).parent / "hostile"
+_PR_GET_CHILD_SUBREAPER = 37
+
+
+def program(source: str) -> LaunchSpec:
+    """A bot whose whole program is ``source``."""
+    return LaunchSpec((sys.executable, "-I", "-S", "-B", "-c", source), cwd="/")
+
+
+ECHO = "import sys\nfor line in sys.stdin:\n    sys.stdout.write(line)\n    sys.stdout.flush()\n"
+
+
+def is_gone(pid: int) -> bool:
+    """No process, not even a zombie, has this pid."""
+    return not Path(f"/proc/{pid}").exists()
+
+
+def test_a_request_returns_the_reply_line_and_the_time_it_took():
+    with BotProcess(program(ECHO)) as bot:
+        reply, seconds = bot.request(b'{"type": "decide"}\n', timeout=5)
+    assert reply == b'{"type": "decide"}'
+    assert 0 < seconds < 5
+
+
+def test_several_round_trips_keep_their_order():
+    with BotProcess(program(ECHO)) as bot:
+        replies = [bot.request(f"{n}\n".encode(), timeout=5)[0] for n in range(50)]
+    assert replies == [str(n).encode() for n in range(50)]
+
+
+def test_a_reply_after_the_deadline_is_a_timeout():
+    with BotProcess(program("import time; time.sleep(30)")) as bot, pytest.raises(BotTimedOut):
+        bot.request(b"hello\n", timeout=0.2)
+
+
+def test_a_bot_that_exits_is_seen_as_exited_with_its_status():
+    source = "import sys; sys.stdin.readline(); sys.exit(3)"
+    with BotProcess(program(source)) as bot, pytest.raises(BotExited, match="exit status 3"):
+        bot.request(b"hello\n", timeout=5)
+
+
+def test_a_line_longer_than_the_cap_is_refused_without_waiting_for_its_end():
+    source = "import sys, time; print('x' * (1 << 20), end='', flush=True); time.sleep(9)"
+    with BotProcess(program(source)) as bot, pytest.raises(LineTooLong):
+        bot.receive(timeout=20)
+
+
+def test_a_line_just_at_the_cap_is_accepted():
+    source = f"import sys; sys.stdout.write('x' * {MAX_LINE_BYTES} + '\\n'); sys.stdout.flush()"
+    with BotProcess(program(source)) as bot:
+        assert bot.receive(timeout=5) == b"x" * MAX_LINE_BYTES
+
+
+def test_a_second_line_nobody_asked_for_is_refused_at_the_next_request():
+    source = "import sys; input(); print('one'); print('two', flush=True); input()"
+    with BotProcess(program(source)) as bot:
+        bot.request(b"ask\n", timeout=5)
+        with pytest.raises(UnsolicitedOutput, match="two"):
+            bot.request(b"ask\n", timeout=5)
+
+
+def test_the_stderr_tail_keeps_only_the_last_bytes_written():
+    source = (
+        "import sys\n"
+        "sys.stderr.write('a' * 100000 + 'THE END')\n"
+        "sys.stderr.flush()\n"
+        "print('done', flush=True)\n"
+    )
+    with BotProcess(program(source)) as bot:
+        bot.receive(timeout=5)
+        tail = bot.stderr_tail()
+    assert tail.endswith("THE END")
+    assert len(tail.encode()) == STDERR_TAIL_BYTES
+
+
+def test_a_bot_writing_a_lot_to_stderr_in_its_turn_is_not_blocked():
+    source = (
+        "import sys\n"
+        "sys.stdin.readline()\n"
+        "sys.stderr.write('log line\\n' * 200000)\n"
+        "sys.stderr.flush()\n"
+        "print('reply', flush=True)\n"
+    )
+    with BotProcess(program(source)) as bot:
+        assert bot.request(b"go\n", timeout=20)[0] == b"reply"
+
+
+def test_a_bot_sees_only_the_bot_environment_and_its_token(monkeypatch):
+    monkeypatch.setenv("BAIZE_TEST_SECRET", "do-not-leak")
+    source = "import os; print(sorted(os.environ), flush=True)"
+    with BotProcess(program(source)) as bot:
+        names = eval(bot.receive(timeout=5))  # the bot prints a list literal
+    assert names == sorted([*BOT_ENVIRONMENT, "BAIZE_BOT_TOKEN"])
+
+
+def test_closing_kills_the_bot_and_a_child_that_ignores_sigterm(tmp_path):
+    pidfile = tmp_path / "pids"
+    bot = BotProcess(ScriptLauncher(HOSTILE / "stubborn.py", (str(pidfile),)).launch_spec())
+    pids = wait_for_pids(pidfile)
+    bot.close()
+    assert [pid for pid in pids if not is_gone(pid)] == []
+
+
+def test_closing_twice_is_harmless():
+    bot = BotProcess(program(ECHO))
+    bot.close()
+    bot.close()
+    assert is_gone(bot.pid)
+
+
+def test_a_program_that_cannot_be_started_is_seen_as_exited():
+    spec = LaunchSpec(("/nonexistent/python",), cwd="/")
+    with pytest.raises(BotExited, match="could not start"):
+        BotProcess(spec)
+
+
+def test_starting_a_bot_makes_the_runner_a_child_subreaper():
+    with BotProcess(program(ECHO)):
+        libc = ctypes.CDLL(None, use_errno=True)
+        flag = ctypes.c_int(0)
+        assert libc.prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(flag), 0, 0, 0) == 0
+    assert flag.value == 1
+
+
+def test_pinning_runs_the_thread_and_its_bots_on_one_cpu_and_then_restores_it():
+    before = os.sched_getaffinity(0)
+    cpu = min(before)
+    with pinned_to_cpu(cpu), BotProcess(program(ECHO)) as bot:
+        assert os.sched_getaffinity(0) == {cpu}
+        assert os.sched_getaffinity(bot.pid) == {cpu}
+    assert os.sched_getaffinity(0) == before
+
+
+def test_the_builtin_launcher_runs_main_py_isolated_from_its_own_folder():
+    spec = BuiltinLauncher("random", seed=5).launch_spec()
+    assert spec.argv[1:4] == ("-I", "-S", "-B")
+    assert spec.argv[4].endswith("bots/builtin/main.py")
+    assert spec.argv[5:] == ("random", "5")
+    assert spec.cwd.endswith("bots/builtin")
+
+
+def test_the_builtin_launcher_refuses_an_unknown_strategy():
+    with pytest.raises(ValueError, match="no built-in strategy"):
+        BuiltinLauncher("nonexistent")
+    with pytest.raises(ValueError, match="not a strategy name"):
+        BuiltinLauncher("../main")
+
+
+def test_the_script_launcher_runs_the_file_from_its_own_folder():
+    spec = ScriptLauncher(HOSTILE / "slow.py").launch_spec()
+    assert spec.argv[-1] == str((HOSTILE / "slow.py").resolve())
+    assert spec.cwd == str(HOSTILE.resolve())
+
+
+def test_an_exit_by_signal_is_described_by_the_signal_name():
+    assert describe_exit(-9) == "killed by SIGKILL"
+    assert describe_exit(2) == "exit status 2"
+
+
+def wait_for_pids(pidfile: Path) -> list[int]:
+    """The pids the stubborn bot writes once its whole family runs."""
+    import time
+
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if pidfile.exists():
+            lines = pidfile.read_text().split()
+            if len(lines) == 3:
+                return [int(line) for line in lines]
+        time.sleep(0.01)
+    raise AssertionError("the stubborn bot never wrote its pids")
