@@ -64,10 +64,24 @@ class EventImmutable(EventLogError):
     """A stored event was asked to change or disappear."""
 
 
-# Built once: json.dumps with these arguments would build an encoder on every call.
-_encode = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-).encode
+def _refuse(value: Any) -> Any:
+    raise TypeError(f"{type(value).__name__} is not JSON: {value!r}")
+
+
+if json.encoder.c_make_encoder is not None:
+    # The C encoder json.dumps itself uses, built once: json.dumps and JSONEncoder.encode
+    # build one per call, which costs as much as encoding a decision's payload.
+    _encode_chunks = json.encoder.c_make_encoder(
+        None, _refuse, json.encoder.encode_basestring, None, ":", ",", True, False, False
+    )
+
+    def _encode(value: Any) -> str:
+        return "".join(_encode_chunks(value, 0))
+
+else:  # pragma: no cover - Pythons without the _json accelerator
+    _encode = json.JSONEncoder(
+        sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode
 
 
 def canonical_json(value: Any) -> str:

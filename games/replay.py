@@ -247,7 +247,8 @@ class _Fold:
     ) -> tuple[str, ...]:
         order = tuple(payload["order"])
         if payload["k"] != k:
-            self._fail(seq, FailureKind.SHUFFLE, f"shuffle k={payload['k']!r}, expected k={k}")
+            message = f"shuffle k={payload['k']!r} where shuffle k={k} is due"
+            self._fail(seq, FailureKind.SHUFFLE, message, fatal=False)
         if order != (stacked[k] if k < len(stacked) else seeded_order(game.deck, seed, k)):
             source = "the stacked deck of the options" if k < len(stacked) else "the seed"
             self._fail(
@@ -271,21 +272,28 @@ class _Fold:
             )
 
     def _decision(self, seq: int, payload: Any) -> None:
-        state = self._check_shuffles_recorded(seq, self._check_open(seq))
+        # The hot path of replay: the checks of _check_open and _check_shuffles_recorded
+        # are inlined, their messages are not.
+        state = self.state
+        if self.finished or self.forfeit is not None:
+            self._check_open(seq)
+        if self.shuffles != len(state.orders):
+            self._check_shuffles_recorded(seq, state)
         seat, action = payload["seat"], payload["action"]
-        if state.to_play is None:
-            self._fail(seq, FailureKind.DECISION, "a decision after the match was decided")
-        if type(seat) is not int or seat != state.to_play:
-            self._fail(
-                seq,
-                FailureKind.DECISION,
-                f"seat {seat!r} decided; seat {state.to_play} was to play",
-            )
+        if seat != state.to_play or type(seat) is not int:
+            self._wrong_seat(seq, seat, state)
         try:
             self.state = self.game.apply(state, action)
         except IllegalAction as error:
             self._fail(seq, FailureKind.DECISION, f"seat {seat} made an illegal decision: {error}")
         self.decisions += 1
+
+    def _wrong_seat(self, seq: int, seat: Any, state: State) -> None:
+        if state.to_play is None:
+            self._fail(seq, FailureKind.DECISION, "a decision after the match was decided")
+        self._fail(
+            seq, FailureKind.DECISION, f"seat {seat!r} decided; seat {state.to_play} was to play"
+        )
 
     def _forfeit(self, seq: int, payload: Any) -> None:
         state = self._check_shuffles_recorded(seq, self._check_open(seq))
@@ -340,13 +348,17 @@ class _Fold:
         state = self.state
         outcome = self.forfeit or (None if state is None else _played_outcome(state))
         return ReplayResult(
-            failures=tuple(chain + self.failures),
+            failures=tuple(sorted(chain + self.failures, key=_in_log_order)),
             state=state,
             events=len(self.events),
             decisions=self.decisions,
             outcome=outcome,
             finished=self.finished,
         )
+
+
+def _in_log_order(failure: ReplayFailure) -> tuple[bool, int]:
+    return (failure.seq is None, failure.seq if isinstance(failure.seq, int) else 0)
 
 
 def _played_outcome(state: State) -> Outcome | None:

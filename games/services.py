@@ -96,8 +96,7 @@ def _checked_batch(events: Iterable[NewEvent | tuple[int, str, Any]]) -> list[Ne
 
 
 def _append(match: Match, batch: list[NewEvent]) -> list[MatchEvent]:
-    last = match.events.order_by("-seq").values_list("seq", "hash").first()
-    next_seq, prev_hash = (0, GENESIS_HASH) if last is None else (last[0] + 1, last[1])
+    next_seq, prev_hash = _log_end(match)
     if batch[0].seq > next_seq:
         raise EventSequenceGap(
             f"match {match.pk}: seq {batch[0].seq} given, the log continues at seq {next_seq}"
@@ -113,6 +112,12 @@ def _append(match: Match, batch: list[NewEvent]) -> list[MatchEvent]:
         for seq, type, payload, hash in records
     ]
     return MatchEvent.objects.bulk_create(rows)
+
+
+def _log_end(match: Match) -> tuple[int, str]:
+    """The seq the match's log continues at, and the hash the next event chains from."""
+    last = match.events.order_by("-seq").values_list("seq", "hash").first()
+    return (0, GENESIS_HASH) if last is None else (last[0] + 1, last[1])
 
 
 def _check_already_stored(match: Match, events: list[NewEvent]) -> None:

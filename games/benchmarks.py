@@ -1,0 +1,117 @@
+"""Event-log measurements for ``manage.py bench``: functions that return a rate, print nothing.
+
+The logs measured are random playouts written in the contracts' format, so their payloads
+have the sizes of real matches.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.db import transaction
+
+from .events import EventRecord, EventType, ResultReason, chain_events
+from .models import Match
+from .replay import replay
+from .rules import get_game
+from .services import MatchEventWriter, match_create
+
+_BENCH_PLAYERS = [
+    {"seat": 0, "bot": "bench/random", "version_id": None, "content_hash": ""},
+    {"seat": 1, "bot": "bench/random", "version_id": None, "content_hash": ""},
+]
+
+
+def random_match_events(
+    *,
+    game_id: str,
+    seed: int,
+    options: Mapping[str, Any] | None = None,
+    rng: random.Random,
+    max_events: int | None = None,
+) -> list[tuple[str, Any]]:
+    """The ``(type, payload)`` events of a match played with random legal actions.
+
+    With ``max_events`` the log stops there, as the log of a running match would.
+    """
+    game = get_game(game_id)
+    options = dict(options or {})
+    state = game.new_match(seed, options)
+    started = {"game": game_id, "rules_version": game.rules_version, "seed": seed}
+    events = [(EventType.MATCH_STARTED, {**started, "options": options, "players": _BENCH_PLAYERS})]
+    events += _new_shuffles(state, 0)
+    limit = max_events if max_events is not None else float("inf")
+    while state.to_play is not None and len(events) < limit:
+        seat, action = state.to_play, rng.choice(state.legal_actions())
+        shuffled = len(state.orders)
+        events.append((EventType.DECISION, {"seat": seat, "action": action, "think_us": 1000}))
+        state = game.apply(state, action)
+        events += _new_shuffles(state, shuffled)
+    if state.winner is not None:
+        result = {"winner": state.winner, "scores": state.scores, "reason": ResultReason.PLAYED}
+        events.append((EventType.MATCH_FINISHED, result))
+    return events[:max_events]
+
+
+def _new_shuffles(state: Any, known: int) -> list[tuple[str, Any]]:
+    return [
+        (EventType.SHUFFLE, {"k": k, "order": list(state.orders[k])})
+        for k in range(known, len(state.orders))
+    ]
+
+
+def random_match_log(
+    *, game_id: str, seed: int, options: Mapping[str, Any] | None = None, rng: random.Random
+) -> list[EventRecord]:
+    """A whole random match as a hash-chained log, ready for replay."""
+    events = random_match_events(game_id=game_id, seed=seed, options=options, rng=rng)
+    return chain_events((seq, type, payload) for seq, (type, payload) in enumerate(events))
+
+
+def replay_events_per_second(events: Sequence[EventRecord], *, min_seconds: float = 0.5) -> float:
+    """How many events of ``events`` replay folds and hash-checks per second."""
+    rounds, started = 0, time.perf_counter()
+    while True:
+        replay(events)
+        rounds += 1
+        elapsed = time.perf_counter() - started
+        if elapsed >= min_seconds:
+            return rounds * len(events) / elapsed
+
+
+def append_events_per_second(
+    *, events: int = 5000, flush_every: int = 64, seed: int = 1, keep: bool = False
+) -> float:
+    """Events per second appended, through the runner's writer, to a fresh match's log.
+
+    The match is a long random Snag match cut at ``events`` events. Unless ``keep``, it all
+    happens in one transaction rolled back at the end, so the append-only log keeps no
+    benchmark match (then each batch is a savepoint, not a commit).
+    """
+    log = random_match_events(
+        game_id="snag",
+        seed=seed,
+        options={"target": 10_000},
+        rng=random.Random(seed),
+        max_events=events,
+    )
+    if keep:
+        return _timed_append(log, seed, flush_every)
+    with transaction.atomic():
+        rate = _timed_append(log, seed, flush_every)
+        transaction.set_rollback(True)
+    return rate
+
+
+def _timed_append(log: list[tuple[str, Any]], seed: int, flush_every: int) -> float:
+    match = match_create(game_id="snag", seed=seed, options=log[0][1]["options"])
+    # A benchmark match must never be picked up and played.
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.FAILED)
+    started = time.perf_counter()
+    with MatchEventWriter(match, flush_every=flush_every) as writer:
+        for type, payload in log:
+            writer.emit(type, payload)
+    return len(log) / (time.perf_counter() - started)

@@ -1,0 +1,81 @@
+import hashlib
+import json
+
+import pytest
+
+from games.events import GENESIS_HASH, EventRecord, canonical_json, chain_events, event_hash
+
+
+def test_canonical_json_sorts_keys_drops_spaces_and_keeps_unicode_as_is():
+    value = {"b": [1, 2.5, None, True], "a": {"z": "é", "y": "\u2660"}}
+
+    assert canonical_json(value) == '{"a":{"y":"\u2660","z":"é"},"b":[1,2.5,null,true]}'
+
+
+def test_canonical_json_is_what_json_dumps_gives_with_the_same_settings():
+    value = {
+        "seat": 1,
+        "action": {"expose": ["TH", "TD"]},
+        "think_us": 812,
+        "x": [{"b": 1, "a": -0.5}],
+    }
+
+    expected = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert canonical_json(value) == expected
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), {"x": object()}])
+def test_canonical_json_refuses_what_json_cannot_carry_exactly(value):
+    with pytest.raises((ValueError, TypeError)):
+        canonical_json(value)
+
+
+def test_an_event_hash_is_sha256_of_the_previous_hash_and_the_canonical_event():
+    payload = {"seat": 0, "action": {"bar": "QS"}, "think_us": 812}
+    text = (
+        GENESIS_HASH
+        + '{"payload":{"action":{"bar":"QS"},"seat":0,"think_us":812},"seq":0,"type":"decision"}'
+    )
+
+    assert GENESIS_HASH == "0" * 64
+    assert (
+        event_hash(GENESIS_HASH, 0, "decision", payload)
+        == hashlib.sha256(text.encode()).hexdigest()
+    )
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        ("1" * 64, 0, "decision", {"seat": 0}),
+        ("0" * 64, 1, "decision", {"seat": 0}),
+        ("0" * 64, 0, "forfeit", {"seat": 0}),
+        ("0" * 64, 0, "decision", {"seat": 1}),
+    ],
+)
+def test_any_part_of_an_event_or_its_predecessor_changes_its_hash(changed):
+    assert event_hash(*changed) != event_hash("0" * 64, 0, "decision", {"seat": 0})
+
+
+def test_the_order_of_payload_keys_does_not_change_the_hash():
+    assert event_hash(GENESIS_HASH, 3, "forfeit", {"seat": 1, "reason": "crash"}) == event_hash(
+        GENESIS_HASH, 3, "forfeit", {"reason": "crash", "seat": 1}
+    )
+
+
+def test_chain_events_links_each_hash_to_the_one_before():
+    records = chain_events(
+        [(0, "match_started", {"a": 1}), (1, "shuffle", {"k": 0}), (2, "decision", {})]
+    )
+
+    assert records[0] == EventRecord(
+        0, "match_started", {"a": 1}, event_hash(GENESIS_HASH, 0, "match_started", {"a": 1})
+    )
+    assert records[1].hash == event_hash(records[0].hash, 1, "shuffle", {"k": 0})
+    assert records[2].hash == event_hash(records[1].hash, 2, "decision", {})
+
+
+def test_chain_events_can_continue_a_stored_chain():
+    whole = chain_events([(0, "match_started", {}), (1, "shuffle", {"k": 0})])
+
+    assert chain_events([(1, "shuffle", {"k": 0})], whole[0].hash) == whole[1:]
