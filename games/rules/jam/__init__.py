@@ -1,0 +1,3 @@
+from .rules import Jam, JamState
+
+__all__ = ["Jam", "JamState"]

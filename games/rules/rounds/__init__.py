@@ -1,0 +1,3 @@
+from .rules import Rounds, RoundsState
+
+__all__ = ["Rounds", "RoundsState"]

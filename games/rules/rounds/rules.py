@@ -1,0 +1,257 @@
+"""Rounds: five stages of five trump tricks, restocked from a reshuffled stock each stage.
+
+Source: ``shared/seeds/003_0152e2b106baabd3.txt``, as settled by RULINGS "Rounds (rounds)".
+A game is five stages; the dealer changes every stage (and keeps alternating across games),
+and the stage's non-dealer leads its first trick. Stage 1 deals 9 cards each and a face-up
+trump card from a full shuffle; stages 2-4 shuffle the stock with the previous trump card
+and deal 5 more each and a new trump card; stage 5 shuffles the last four cards and deals
+1 each and two face-up trump cards, the first for tricks 1-4 and the second for trick 5.
+Players follow suit if able; the highest trump wins, else the highest card of the suit led.
+Scores are added after the fifth stage (see ``scoring``); the match is checked after each game.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, NamedTuple
+
+from ..base import Action, Game, State, other
+from ..cards import FULL_DECK
+from ..decks import cards_in_order
+from ..options import int_option
+from ..tricks import highest_of_suit_or_trump
+from .scoring import TRICKS_PER_STAGE, stage_points
+from .view import rounds_view
+
+STAGES_PER_GAME = 5
+
+#: For each stage: how many cards each player is dealt, and how many trump cards turn up.
+STAGE_DEAL: dict[int, tuple[int, int]] = {1: (9, 1), 2: (5, 1), 3: (5, 1), 4: (5, 1), 5: (1, 2)}
+
+
+class Phase(enum.Enum):
+    LEAD = "lead"  # the leader plays any card
+    FOLLOW = "follow"  # the other player follows suit if able
+    OVER = "over"
+
+
+class StageResult(NamedTuple):
+    """A finished stage of the current game, kept until the game is scored."""
+
+    stage: int
+    dealer: int
+    trump_cards: tuple[str, ...]
+    tricks: tuple[int, int]
+    captured: tuple[tuple[str, ...], tuple[str, ...]]
+    points: tuple[int, int]
+
+
+class GameResult(NamedTuple):
+    game_number: int
+    stages: tuple[StageResult, ...]
+    points: tuple[int, int]
+
+
+class RoundsState(State):
+    phase: Phase
+    game_number: int
+    #: 1 to 5 within the current game.
+    stage: int
+    hands: tuple[tuple[str, ...], tuple[str, ...]]
+    #: The face-down stock, in the order it will be reshuffled from (its order is never used).
+    stock: tuple[str, ...]
+    #: The face-up trump cards of the stage: one, or two in stage 5.
+    trump_cards: tuple[str, ...]
+    #: The trump suit of the current trick.
+    trump: str
+    leader: int
+    #: Cards of the current trick as ``(seat, card)`` in the order they were played.
+    trick: tuple[tuple[int, str], ...]
+    last_trick: tuple[tuple[int, str], ...]
+    last_trick_winner: int | None
+    #: Tricks finished in the current stage, 0 to 5.
+    tricks_played: int
+    tricks: tuple[int, int]
+    #: The cards of the tricks each player has won in the current stage.
+    captured: tuple[tuple[str, ...], tuple[str, ...]]
+    #: The cards this stage's shuffle placed (the whole deck in stage 1).
+    stage_deck: frozenset[str]
+    stages_done: tuple[StageResult, ...]
+    last_game: GameResult | None
+
+    def _legal_actions(self) -> list[Action]:
+        hand = self.hands[self.to_play]
+        if self.trick:
+            # Inlined ``playable_cards``: this runs once per decision.
+            suit = self.trick[0][1][1]
+            following = [{"play": card} for card in hand if card[1] == suit]
+            if following:
+                return following
+        return [{"play": card} for card in hand]
+
+    def card_zones(self) -> dict[str, tuple[str, ...]]:
+        captured = [result.captured for result in self.stages_done]
+        if len(self.stages_done) < self.stage:
+            captured.append(self.captured)
+        return {
+            "hand 0": self.hands[0],
+            "hand 1": self.hands[1],
+            "stock": self.stock,
+            "trump cards": self.trump_cards,
+            "trick": tuple(card for _, card in self.trick),
+            "captured 0": tuple(card for pair in captured for card in pair[0]),
+            "captured 1": tuple(card for pair in captured for card in pair[1]),
+        }
+
+    def hidden_cards(self, seat: int) -> frozenset[str]:
+        """The stock and the opponent's cards from this stage's deal.
+
+        The opponent's cards from earlier stages are hidden too, but a different world cannot
+        be made by exchanging one of them with a card of this stage's shuffle in that shuffle
+        alone (the partial shuffle would deal differently), which is how the conformance
+        suite builds one; ``test_rounds`` checks the view against the whole hidden hand.
+        """
+        unseen_hand = self.stage_deck.intersection(self.hands[1 - seat])
+        return frozenset(unseen_hand.union(self.stock))
+
+
+def deal_stage(cards: tuple[str, ...] | list[str], stage: int) -> tuple[tuple[str, ...], ...]:
+    """``(non-dealer's cards, dealer's cards, trump cards, stock)`` from a stage's order."""
+    each, trumps = STAGE_DEAL[stage]
+    cards = tuple(cards)
+    return (
+        cards[:each],
+        cards[each : 2 * each],
+        cards[2 * each : 2 * each + trumps],
+        cards[2 * each + trumps :],
+    )
+
+
+def trump_for_trick(trump_cards: tuple[str, ...], tricks_played: int) -> str:
+    """The trump suit of the next trick: stage 5's fifth trick follows the second trump card."""
+    if len(trump_cards) == 2 and tricks_played == TRICKS_PER_STAGE - 1:
+        return trump_cards[1][1]
+    return trump_cards[0][1]
+
+
+class Rounds(Game):
+    id = "rounds"
+    name = "Rounds"
+    rules_version = "1"
+    deck = FULL_DECK
+    options = (
+        int_option(
+            "target",
+            200,
+            "After a game in which a player reaches this many points, the higher score wins"
+            " (equal scores play another game).",
+            minimum=1,
+            maximum=10_000,
+        ),
+    )
+    state_class = RoundsState
+
+    def _start(self, state: RoundsState) -> None:
+        state.game_number = 0
+        state.last_game = None
+        state.trick = state.last_trick = ()
+        state.last_trick_winner = None
+        self._start_game(state)
+
+    def _start_game(self, state: RoundsState) -> None:
+        state.game_number += 1
+        state.stage = 0
+        state.stages_done = ()
+        state.hands = ((), ())
+        self._start_stage(state)
+
+    def _start_stage(self, state: RoundsState) -> None:
+        state.stage += 1
+        state.deal_number += 1
+        state.dealer = other(state.dealer) if state.deal_number > 1 else 1
+        non_dealer = other(state.dealer)
+        order = state._draw(self.deck)
+        if state.stage > 1:
+            order = cards_in_order(order, frozenset(state.stock + state.trump_cards))
+        state.stage_deck = frozenset(order)
+        to_non_dealer, to_dealer, state.trump_cards, state.stock = deal_stage(order, state.stage)
+        dealt = (to_non_dealer, to_dealer) if non_dealer == 0 else (to_dealer, to_non_dealer)
+        state.hands = (state.hands[0] + dealt[0], state.hands[1] + dealt[1])
+        state.tricks_played = 0
+        state.tricks = (0, 0)
+        state.captured = ((), ())
+        state.history = ()
+        self._start_trick(state, leader=non_dealer)
+
+    def _start_trick(self, state: RoundsState, leader: int) -> None:
+        state.phase = Phase.LEAD
+        state.leader = leader
+        state.to_play = leader
+        state.trump = trump_for_trick(state.trump_cards, state.tricks_played)
+
+    def _apply(self, state: RoundsState, action: Action) -> None:
+        seat = state.to_play
+        card = action["play"]
+        state._log(seat, "action", action)
+        hand = state.hands[seat]
+        at = hand.index(card)
+        hand = hand[:at] + hand[at + 1 :]
+        state.hands = (hand, state.hands[1]) if seat == 0 else (state.hands[0], hand)
+        if state.phase is Phase.LEAD:
+            state.trick = ((seat, card),)
+            state.phase = Phase.FOLLOW
+            state.to_play = 1 - seat
+        else:
+            self._end_trick(state, seat, card)
+
+    def _end_trick(self, state: RoundsState, seat: int, card: str) -> None:
+        lead = state.trick[0]
+        led = lead[1]
+        winner = seat if highest_of_suit_or_trump(led, card, state.trump) else lead[0]
+        state.trick = ()
+        state.last_trick = (lead, (seat, card))
+        state.last_trick_winner = winner
+        tricks, captured = state.tricks, state.captured
+        if winner == 0:
+            state.tricks = (tricks[0] + 1, tricks[1])
+            state.captured = ((*captured[0], led, card), captured[1])
+        else:
+            state.tricks = (tricks[0], tricks[1] + 1)
+            state.captured = (captured[0], (*captured[1], led, card))
+        state.tricks_played += 1
+        if state.tricks_played < TRICKS_PER_STAGE:
+            self._start_trick(state, leader=winner)
+        else:
+            self._end_stage(state)
+
+    def _end_stage(self, state: RoundsState) -> None:
+        points = (
+            stage_points(state.tricks[0], state.captured[0]),
+            stage_points(state.tricks[1], state.captured[1]),
+        )
+        result = StageResult(
+            state.stage, state.dealer, state.trump_cards, state.tricks, state.captured, points
+        )
+        state.stages_done = (*state.stages_done, result)
+        if state.stage < STAGES_PER_GAME:
+            self._start_stage(state)
+        else:
+            self._end_game(state)
+
+    def _end_game(self, state: RoundsState) -> None:
+        points = (
+            sum(result.points[0] for result in state.stages_done),
+            sum(result.points[1] for result in state.stages_done),
+        )
+        state._scores = (state._scores[0] + points[0], state._scores[1] + points[1])
+        state.last_game = GameResult(state.game_number, state.stages_done, points)
+        low, high = sorted(state._scores)
+        if high >= state.options["target"] and low != high:
+            state.winner = 0 if state._scores[0] > state._scores[1] else 1
+            state.to_play = None
+            state.phase = Phase.OVER
+        else:
+            self._start_game(state)
+
+    def _view(self, state: RoundsState, seat: int) -> dict[str, Any]:
+        return rounds_view(state, seat)

@@ -1,0 +1,25 @@
+"""Rounds' score for a stage: 10 for a sweep of all five tricks, else the card points taken.
+
+Source: ``shared/seeds/003_0152e2b106baabd3.txt``, as settled by RULINGS "Rounds (rounds)":
+A 4, K 3, Q 2, J 1 and each 2 scores 10 (the seed's "for 2 given by 10 points", read
+literally); every other card scores nothing. Points are only added after the fifth stage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+TRICKS_PER_STAGE = 5
+SWEEP_POINTS = 10
+CARD_POINTS: dict[str, int] = {"A": 4, "K": 3, "Q": 2, "J": 1, "2": 10}
+
+
+def card_points(cards: Iterable[str]) -> int:
+    return sum(CARD_POINTS.get(card[0], 0) for card in cards)
+
+
+def stage_points(tricks: int, captured: Iterable[str]) -> int:
+    """What one player scores for one stage: a sweep scores 10 and its cards nothing."""
+    if tricks == TRICKS_PER_STAGE:
+        return SWEEP_POINTS
+    return card_points(captured)

@@ -1,0 +1,62 @@
+"""What one seat sees of a Rounds match: its own hand, the trump cards and every trick so far.
+
+Hidden: the other hand and the face-down stock (only their sizes are shown). Every trick is
+played face up, so the cards each player has captured are public, for this stage and for
+the finished stages of the current game; so are the trump cards of those stages.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def rounds_view(state: Any, seat: int) -> dict[str, Any]:
+    return {
+        "phase": state.phase.value,
+        "game_number": state.game_number,
+        "stage": state.stage,
+        "hand": list(state.hands[seat]),
+        "opponent_hand_size": len(state.hands[1 - seat]),
+        "stock_size": len(state.stock),
+        "trump_cards": list(state.trump_cards),
+        "trump": state.trump,
+        "leader": state.leader,
+        "trick": _trick_view(state.trick),
+        "last_trick": _trick_view(state.last_trick),
+        "last_trick_winner": state.last_trick_winner,
+        "tricks_played": state.tricks_played,
+        "tricks": list(state.tricks),
+        "captured": [list(state.captured[0]), list(state.captured[1])],
+        "last_stages": [_stage_view(result) for result in state.stages_done],
+        "history": [_entry_view(entry) for entry in state.history],
+        "last_game": _game_view(state.last_game),
+    }
+
+
+def _entry_view(entry: dict[str, Any]) -> dict[str, Any]:
+    return {key: dict(value) if type(value) is dict else value for key, value in entry.items()}
+
+
+def _trick_view(trick: tuple[tuple[int, str], ...]) -> list[dict[str, Any]]:
+    return [{"seat": seat, "card": card} for seat, card in trick]
+
+
+def _stage_view(result: Any) -> dict[str, Any]:
+    return {
+        "stage": result.stage,
+        "dealer": result.dealer,
+        "trump_cards": list(result.trump_cards),
+        "tricks": list(result.tricks),
+        "captured": [list(result.captured[0]), list(result.captured[1])],
+        "points": list(result.points),
+    }
+
+
+def _game_view(result: Any) -> dict[str, Any] | None:
+    if result is None:
+        return None
+    return {
+        "game_number": result.game_number,
+        "stages": [_stage_view(stage) for stage in result.stages],
+        "points": list(result.points),
+    }
