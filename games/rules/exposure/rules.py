@@ -34,6 +34,8 @@ from .view import exposure_view
 
 TRICKS_PER_DEAL = 9
 HAND_SIZE = 9
+#: Two hands and three contract cards; the rest of the order is discarded unseen.
+DEALT_CARDS = 21
 
 
 class Phase(enum.Enum):
@@ -79,6 +81,21 @@ class ExposureState(State):
             following = [{"play": card} for card in cards if card[1] == suit]
             return following or [{"play": card} for card in cards]
         return [*({"expose": [*group]} for group in self.candidates), {"expose": []}]
+
+    def card_zones(self) -> dict[str, tuple[str, ...]]:
+        return {
+            "hand 0": self.hands[0],
+            "hand 1": self.hands[1],
+            "exposed 0": self.exposed[0],
+            "exposed 1": self.exposed[1],
+            "contract": self.contract,
+            "trick": () if self.led is None else (self.led,),
+            "played": tuple(card for _, led, second, _ in self.tricks for card in (led, second)),
+            "discarded unseen": self.orders[-1][DEALT_CARDS:],
+        }
+
+    def hidden_cards(self, seat: int) -> frozenset[str]:
+        return frozenset(self.hands[other(seat)] + self.orders[-1][DEALT_CARDS:])
 
 
 class Exposure(Game):

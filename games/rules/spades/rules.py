@@ -56,6 +56,8 @@ class SpadesState(State):
     draw_position: int
     #: Selection deal: the cards each seat discarded after looking at them; seen by her alone.
     seen_discards: tuple[tuple[str, ...], tuple[str, ...]]
+    #: Selection deal: the cards discarded after a keep, which nobody has seen.
+    unseen_discards: tuple[str, ...]
     bids: tuple[int | None, int | None]
     leader: int
     #: The card led to the trick in progress, or ``None`` between tricks.
@@ -82,6 +84,25 @@ class SpadesState(State):
         if phase is Phase.BID:
             return [{"bid": n} for n in BIDS]
         return [{"keep": True}, {"keep": False}]
+
+    def card_zones(self) -> dict[str, tuple[str, ...]]:
+        dealt = 2 * TRICKS_PER_HAND if self.options["deal"] == "automatic" else self.draw_position
+        return {
+            "hand 0": self.hands[0],
+            "hand 1": self.hands[1],
+            "trick": () if self.led is None else (self.led,),
+            "played": tuple(card for _, led, second, _ in self.tricks for card in (led, second)),
+            "seen discards 0": self.seen_discards[0],
+            "seen discards 1": self.seen_discards[1],
+            "unseen discards": self.unseen_discards,
+            "not dealt": self.orders[-1][dealt:],
+        }
+
+    def hidden_cards(self, seat: int) -> frozenset[str]:
+        hidden = {*self.hands[other(seat)], *self.seen_discards[other(seat)], *self.unseen_discards}
+        hidden.update(self.card_zones()["not dealt"])
+        hidden.discard(self.draw_card if self.to_play == seat else None)
+        return frozenset(hidden)
 
     @property
     def draw_card(self) -> str | None:
@@ -121,6 +142,7 @@ class Spades(Game):
         state.dealer = other(state.dealer) if state.deal_number > 1 else 1
         starter = state.starting_bidder = other(state.dealer)
         state.seen_discards = ((), ())
+        state.unseen_discards = ()
         state.bids = (None, None)
         state.tricks = ()
         state.tricks_won = (0, 0)
@@ -158,6 +180,7 @@ class Spades(Game):
         entry = {"seat": seat, "action": {"keep": keep}, "received": received}
         if keep:
             state.history = (*state.history, entry, {"seat": seat, "auto": {"discard": "unseen"}})
+            state.unseen_discards = (*state.unseen_discards, next_card)
         else:
             entry["discarded"] = looked_at
             state.history = (*state.history, entry)
