@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from .base import Action, Game, State
 from .errors import GameOver, IllegalAction
+from .exposure import Exposure
 from .jam import Jam
 from .rounds import Rounds
 from .snag import Snag
+from .spades import Spades
 
-GAMES: dict[str, Game] = {game.id: game for game in (Snag(), Rounds(), Jam())}
+GAMES: dict[str, Game] = {game.id: game for game in (Snag(), Exposure(), Spades(), Rounds(), Jam())}
 
 
 def get_game(game_id: str) -> Game:
