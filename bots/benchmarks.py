@@ -1,0 +1,142 @@
+"""Measurements of the bot runner: functions that return numbers and print nothing.
+
+The round-trip figures compare a bare JSON-lines exchange over pipes (``os.write`` then a
+blocking ``os.read``) with the same exchange through ``BotProcess.request`` and the same
+trivial echo bot, measured in one run with the runner and the bot pinned to one CPU, so
+their ratio is the runner's own overhead. ``shared/SANDBOX.md`` has the reference figures.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+from collections.abc import Callable
+from time import perf_counter, perf_counter_ns
+from typing import Any
+
+from games.rules import get_game
+
+from .protocol import decide_message, encode, start_message
+from .referee import Limits, referee_match
+from .runner import BotProcess, BuiltinLauncher, LaunchSpec, pinned_to_cpu
+
+#: The trivial bot of the round-trip figures: it echoes whatever it reads.
+ECHO_PROGRAM = (
+    "import os\n"
+    "while True:\n"
+    "    data = os.read(0, 65536)\n"
+    "    if not data:\n"
+    "        break\n"
+    "    os.write(1, data)\n"
+)
+ECHO_SPEC = LaunchSpec((sys.executable, "-I", "-S", "-B", "-c", ECHO_PROGRAM), cwd="/")
+
+
+def first_cpu() -> int:
+    return min(os.sched_getaffinity(0))
+
+
+def typical_decide_line() -> bytes:
+    """A real decide message: the first decision of a Snag match, as the runner sends it."""
+    game = get_game("snag")
+    state = game.new_match(1)
+    return encode(decide_message(1, game.observation(state, state.to_play), 1.0))
+
+
+def bot_startup_ms(strategy: str = "random", runs: int = 21, cpu: int | None = None) -> float:
+    """Median milliseconds from spawning a built-in bot to reading its ``ready``."""
+    spec = BuiltinLauncher(strategy).launch_spec()
+    start = encode(start_message("snag", 0, {"target": 50}, 1.0))
+    times = []
+    with pinned_to_cpu(cpu):
+        for _ in range(runs):
+            began = perf_counter()
+            with BotProcess(spec) as bot:
+                bot.send(start, timeout=5)
+                bot.receive(timeout=5)
+                times.append(perf_counter() - began)
+    return statistics.median(times) * 1e3
+
+
+def bare_round_trip_us(rounds: int = 5000, cpu: int | None = None) -> float:
+    """Median µs of one line to the echo bot and back with plain blocking pipe calls."""
+    line = typical_decide_line()
+    with pinned_to_cpu(cpu):
+        process = subprocess.Popen(ECHO_SPEC.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        try:
+            return _median_us(lambda: _bare_exchange(process, line), rounds)
+        finally:
+            process.kill()
+            process.wait()
+            process.stdin.close()
+            process.stdout.close()
+
+
+def _bare_exchange(process: subprocess.Popen, line: bytes) -> None:
+    os.write(process.stdin.fileno(), line)
+    received = b""
+    while not received.endswith(b"\n"):
+        received += os.read(process.stdout.fileno(), 65536)
+
+
+def runner_round_trip_us(rounds: int = 5000, cpu: int | None = None) -> float:
+    """Median µs of the same exchange through ``BotProcess.request``."""
+    line = typical_decide_line()
+    with pinned_to_cpu(cpu), BotProcess(ECHO_SPEC) as bot:
+        return _median_us(lambda: bot.request(line, timeout=5), rounds)
+
+
+def round_trip_overhead(rounds: int = 5000, repeats: int = 3, cpu: int | None = None) -> dict:
+    """Bare and runner round trips measured alternately in one run, and their ratio.
+
+    Pinned to ``cpu`` (default: the first CPU this process may use).
+    """
+    cpu = first_cpu() if cpu is None else cpu
+    bare, runner = [], []
+    for _ in range(repeats):
+        bare.append(bare_round_trip_us(rounds, cpu))
+        runner.append(runner_round_trip_us(rounds, cpu))
+    bare_us, runner_us = statistics.median(bare), statistics.median(runner)
+    return {"bare_us": bare_us, "runner_us": runner_us, "ratio": runner_us / bare_us}
+
+
+def snag_matches_per_second(
+    matches: int = 20,
+    strategies: tuple[str, str] = ("snag_heuristic", "random"),
+    cpu: int | None = None,
+) -> dict[str, Any]:
+    """End-to-end Snag matches (target 50) between two built-in bot processes.
+
+    Returns matches per second, decisions per second and the median think time the referee
+    measured, all from one run pinned to ``cpu`` (``None``: not pinned).
+    """
+    game = get_game("snag")
+    think_us: list[int] = []
+
+    def emit(kind: str, payload: dict[str, Any]) -> None:
+        if kind == "decision":
+            think_us.append(payload["think_us"])
+
+    began = perf_counter()
+    for seed in range(matches):
+        players = [BuiltinLauncher(name) for name in strategies]
+        referee_match(game, game.new_match(seed), players, limits=Limits(), emit=emit, cpu=cpu)
+    seconds = perf_counter() - began
+    return {
+        "matches_per_second": matches / seconds,
+        "decisions_per_second": len(think_us) / seconds,
+        "median_think_us": statistics.median(think_us),
+    }
+
+
+def _median_us(exchange: Callable[[], object], rounds: int) -> float:
+    for _ in range(min(200, rounds)):
+        exchange()  # warm up both processes and the caches
+    times = []
+    for _ in range(rounds):
+        began = perf_counter_ns()
+        exchange()
+        times.append(perf_counter_ns() - began)
+    return statistics.median(times) / 1e3

@@ -1,0 +1,82 @@
+"""The example exchange of ``docs/bot-protocol.md``, recorded from a real match.
+
+Two built-in bot processes play one Snag deal (target 1 point, a seed whose first deal
+scores); every message the referee sends and every reply it reads is written down in the
+protocol's own encoding. ``test_referee`` checks the document still holds it verbatim;
+regenerate with ``python -m tests.bots.exchange``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from unittest import mock
+
+from bots import referee
+from bots.protocol import Message, encode
+from bots.referee import Connection, Limits, Player, referee_match
+from bots.runner import BuiltinLauncher
+from games.rules import get_game
+
+SEED = 2
+OPTIONS = {"target": 1}
+PLAYERS = (BuiltinLauncher("snag_heuristic"), BuiltinLauncher("random", seed=7))
+
+
+class RecordingConnection:
+    """A connection that writes down every message in both directions."""
+
+    def __init__(self, inner: Connection, seat: int, transcript: list[str]) -> None:
+        self.inner, self.seat, self.transcript = inner, seat, transcript
+
+    def open(self, start: Message) -> None:
+        self.note("->", start)
+        self.inner.open(start)
+
+    def wait_ready(self, timeout: float) -> None:
+        self.inner.wait_ready(timeout)
+        self.note("<-", {"type": "ready"})
+
+    def decide(self, message: Message, timeout: float) -> tuple[Message, float]:
+        self.note("->", message)
+        reply, seconds = self.inner.decide(message, timeout)
+        self.note("<-", reply)
+        return reply, seconds
+
+    def end(self, message: Message) -> None:
+        self.note("->", message)
+        self.inner.end(message)
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def stderr_tail(self) -> str:
+        return self.inner.stderr_tail()
+
+    def note(self, direction: str, message: Message) -> None:
+        self.transcript.append(f"{self.seat}{direction} {encode(message).decode().rstrip()}")
+
+
+def record_exchange() -> list[str]:
+    """Every protocol line of the example match, as ``0-> {...}`` and ``0<- {...}``."""
+    game = get_game("snag")
+    transcript: list[str] = []
+    seats = iter(range(2))
+
+    def recording_connect(player: Player) -> RecordingConnection:
+        return RecordingConnection(real_connect(player), next(seats), transcript)
+
+    real_connect = referee.connect
+    events: list[tuple[str, dict[str, Any]]] = []
+    with mock.patch.object(referee, "connect", recording_connect):
+        referee_match(
+            game,
+            game.new_match(SEED, OPTIONS),
+            PLAYERS,
+            limits=Limits(),
+            emit=lambda kind, payload: events.append((kind, payload)),
+        )
+    return transcript
+
+
+if __name__ == "__main__":
+    print("\n".join(record_exchange()))

@@ -1,0 +1,233 @@
+"""The referee: full matches between bot processes, the events they leave, and every forfeit."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from bots.builtin.strategies import load
+from bots.referee import (
+    FinishReason,
+    ForfeitReason,
+    Limits,
+    MatchResult,
+    StrategyPlayer,
+    referee_match,
+)
+from bots.runner import BuiltinLauncher, ScriptLauncher
+from games.rules import get_game
+from tests.bots.exchange import record_exchange
+from tests.bots.test_runner import is_gone, wait_for_pids
+
+HOSTILE = Path(__file__).parent / "hostile"
+DOC = Path(__file__).parents[2] / "docs" / "bot-protocol.md"
+SNAG = get_game("snag")
+QUICK = Limits(decision_seconds=0.5, start_seconds=5)
+
+
+def play(players: list, *, seed: int = 3, options: dict | None = None, limits: Limits = QUICK):
+    """Referee one Snag match; return its result and the events it emitted, in order."""
+    events: list[tuple[str, dict[str, Any]]] = []
+    state = SNAG.new_match(seed, options or {"target": 20})
+
+    def emit(kind: str, payload: dict[str, Any]) -> None:
+        events.append((kind, payload))
+
+    result = referee_match(SNAG, state, players, limits=limits, emit=emit)
+    return result, events
+
+
+def replay(seed: int, options: dict, events: list[tuple[str, dict[str, Any]]]):
+    """Fold the events with the engine alone: recorded shuffles, then recorded decisions."""
+    shuffles = [payload for kind, payload in events if kind == "shuffle"]
+    assert [shuffle["k"] for shuffle in shuffles] == list(range(len(shuffles)))
+    orders = [shuffle["order"] for shuffle in shuffles]
+    state = SNAG.new_match(seed, {**options, "decks": orders})
+    for kind, payload in events:
+        if kind == "decision":
+            assert state.to_play == payload["seat"]
+            state = SNAG.apply(state, payload["action"])
+    return state
+
+
+def hostile(name: str, *args: str) -> ScriptLauncher:
+    return ScriptLauncher(HOSTILE / f"{name}.py", args)
+
+
+def forfeit_of(events: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    (payload,) = [payload for kind, payload in events if kind == "forfeit"]
+    return payload
+
+
+def test_a_match_between_two_builtin_bot_processes_replays_from_its_events():
+    options = {"target": 20}
+    players = [BuiltinLauncher("snag_heuristic"), BuiltinLauncher("random", seed=11)]
+    result, events = play(players, seed=5, options=options)
+
+    final = replay(5, options, events)
+    assert final.winner == result.winner
+    assert final.scores == list(result.scores)
+    assert max(result.scores) >= 20
+    assert result.reason is FinishReason.PLAYED
+    assert result.decisions == sum(1 for kind, _ in events if kind == "decision")
+    assert events[-1] == (
+        "match_finished",
+        {"winner": final.winner, "scores": final.scores, "reason": "played"},
+    )
+
+
+def test_events_come_in_log_order_with_each_shuffle_right_after_the_decision_that_made_it():
+    players = [StrategyPlayer(load("random"), 1), StrategyPlayer(load("random"), 2)]
+    result, events = play(players, seed=8, options={"target": 30})
+    state = SNAG.new_match(8, {"target": 30})
+    expected = [("shuffle", {"k": 0, "order": list(state.orders[0])})]
+    for kind, payload in events[1:-1]:
+        if kind == "decision":
+            state = SNAG.apply(state, payload["action"])
+            expected.append((kind, payload))
+            if len(state.orders) > sum(1 for kind, _ in expected if kind == "shuffle"):
+                shuffle = {"k": len(state.orders) - 1, "order": list(state.orders[-1])}
+                expected.append(("shuffle", shuffle))
+    assert events[:-1] == expected
+    assert result.winner == state.winner
+
+
+def test_decisions_carry_the_think_time_in_microseconds():
+    players = [BuiltinLauncher("random", seed=1), BuiltinLauncher("random", seed=2)]
+    _, events = play(players, options={"target": 5})
+    think = [payload["think_us"] for kind, payload in events if kind == "decision"]
+    assert think and all(type(us) is int and 0 < us < QUICK.decision_seconds * 1e6 for us in think)
+
+
+def test_a_bot_that_sleeps_past_the_limit_forfeits_on_time():
+    result, events = play([hostile("slow"), BuiltinLauncher("random")])
+    assert forfeit_of(events)["reason"] == "timeout"
+    assert forfeit_of(events)["seat"] == 0
+    assert result == MatchResult(1, (0, 0), FinishReason.FORFEIT, 0, result.forfeit)
+    assert result.forfeit.reason is ForfeitReason.TIMEOUT
+    assert events[-1] == ("match_finished", {"winner": 1, "scores": [0, 0], "reason": "forfeit"})
+
+
+def test_a_bot_that_exits_mid_match_forfeits_for_a_crash_with_its_stderr():
+    result, events = play([BuiltinLauncher("random"), hostile("crash")])
+    forfeit = forfeit_of(events)
+    assert forfeit["seat"] == 1
+    assert forfeit["reason"] == "crash"
+    assert "exit status 3" in forfeit["detail"]
+    assert "deliberate crash in decision 2" in forfeit["detail"]
+    assert result.winner == 0
+
+
+def test_a_bot_that_prints_garbage_forfeits_for_a_bad_reply():
+    _, events = play([hostile("garbage"), BuiltinLauncher("random")])
+    assert forfeit_of(events)["reason"] == "bad_reply"
+    assert "not JSON" in forfeit_of(events)["detail"]
+
+
+def test_a_bot_that_writes_two_lines_for_one_request_forfeits_for_a_bad_reply():
+    _, events = play([hostile("chatty"), BuiltinLauncher("random")])
+    assert forfeit_of(events)["reason"] == "bad_reply"
+    assert "nobody asked for" in forfeit_of(events)["detail"]
+
+
+def test_a_bot_that_writes_an_endless_line_forfeits_for_a_bad_reply_not_a_timeout():
+    _, events = play([hostile("huge_line"), BuiltinLauncher("random")], limits=Limits(30, 5))
+    assert forfeit_of(events)["reason"] == "bad_reply"
+    assert "longer than 65536 bytes" in forfeit_of(events)["detail"]
+
+
+def test_a_bot_that_plays_an_illegal_action_forfeits_and_the_detail_names_it():
+    _, events = play([hostile("illegal"), BuiltinLauncher("random")])
+    forfeit = forfeit_of(events)
+    assert forfeit["reason"] == "illegal_action"
+    assert "'1X'" in forfeit["detail"]
+    assert [kind for kind, _ in events] == ["shuffle", "forfeit", "match_finished"]
+
+
+def test_a_bot_that_never_answers_start_fails_to_start():
+    result, events = play([BuiltinLauncher("random"), hostile("silent")], limits=Limits(0.5, 0.5))
+    assert forfeit_of(events)["seat"] == 1
+    assert forfeit_of(events)["reason"] == "start_failed"
+    assert result.winner == 0
+    assert result.decisions == 0
+
+
+def test_a_bot_file_that_does_not_exist_fails_to_start_with_pythons_complaint(tmp_path):
+    _, events = play([ScriptLauncher(tmp_path / "missing.py"), BuiltinLauncher("random")])
+    forfeit = forfeit_of(events)
+    assert forfeit["reason"] == "start_failed"
+    assert "can't open file" in forfeit["detail"]
+
+
+def test_the_forfeit_scores_are_the_match_points_at_that_moment():
+    crash_late = StrategyPlayer(_crash_in_deal(3))
+    result, events = play([crash_late, StrategyPlayer(load("random"), 4)], options={"target": 500})
+    final = replay(3, {"target": 500}, events)
+    assert result.reason is FinishReason.FORFEIT
+    assert list(result.scores) == final.scores
+    assert final.deal_number == 3
+    assert sum(final.scores) > 0
+    assert events[-1][1]["scores"] == final.scores
+
+
+def test_an_in_process_strategy_that_raises_forfeits_for_a_crash_with_its_traceback():
+    def broken(observation: dict, rng: Any) -> dict:
+        raise KeyError("nowhere")
+
+    _, events = play([StrategyPlayer(load("random")), StrategyPlayer(broken)])
+    forfeit = forfeit_of(events)
+    assert forfeit["reason"] == "crash"
+    assert "KeyError" in forfeit["detail"]
+
+
+def test_a_bot_that_ignores_sigterm_and_leaves_children_leaves_nothing_running(tmp_path):
+    pidfile = tmp_path / "pids"
+    result, _ = play([hostile("stubborn", str(pidfile)), BuiltinLauncher("random")])
+    pids = wait_for_pids(pidfile)
+    assert result.reason is FinishReason.PLAYED
+    assert [pid for pid in pids if not is_gone(pid)] == []
+
+
+def test_bots_never_see_the_stacked_decks(tmp_path, monkeypatch):
+    from bots import referee
+
+    starts = []
+    real_connect = referee.connect
+
+    def spying_connect(player):
+        connection = real_connect(player)
+        real_open = connection.open
+        connection.open = lambda start: (starts.append(start), real_open(start))
+        return connection
+
+    monkeypatch.setattr(referee, "connect", spying_connect)
+    order = list(SNAG.new_match(1).orders[0])
+    players = [StrategyPlayer(load("random")), StrategyPlayer(load("random"))]
+    play(players, options={"target": 5, "decks": [order]})
+    assert [start["options"] for start in starts] == [{"target": 5}, {"target": 5}]
+
+
+def test_the_protocol_document_holds_a_true_exchange():
+    block = re.search(r"```text\n(0-> .*?)```", DOC.read_text(), re.DOTALL)
+    assert block, "docs/bot-protocol.md has no example exchange"
+    assert block.group(1).splitlines() == record_exchange()
+
+
+def test_the_minimal_bot_of_the_protocol_document_plays_a_whole_match(tmp_path):
+    minimal = re.search(r"```python\n(import json\n.*?)```", DOC.read_text(), re.DOTALL)
+    (tmp_path / "bot.py").write_text(minimal.group(1))
+    result, _ = play([ScriptLauncher(tmp_path / "bot.py"), BuiltinLauncher("random")])
+    assert result.reason is FinishReason.PLAYED
+
+
+def _crash_in_deal(deal: int):
+    """A strategy that plays randomly until deal ``deal`` starts, then raises."""
+    import random
+
+    def choose(observation: dict, rng: random.Random) -> dict:
+        if observation["deal_number"] >= deal:
+            raise RuntimeError("giving up")
+        return rng.choice(observation["legal_actions"])
+
+    return choose
