@@ -19,7 +19,13 @@ def rank_order(high_rank: str, led: bool) -> str:
 
 
 def _strengths(led: bool) -> dict[str, dict[str, int]]:
-    return {high: {rank: i for i, rank in enumerate(rank_order(high, led))} for high in "9TJQKA"}
+    """One scale for led and second cards: 0 an ace led low, 1-5 the others, 6 the high ace."""
+    tables = {}
+    for high in "9TJQKA":
+        order = rank_order(high, led)
+        offset = 0 if order[0] == "A" else 1
+        tables[high] = {rank: index + offset for index, rank in enumerate(order)}
+    return tables
 
 
 #: ``LED_STRENGTH[high rank][rank]``: a rank's strength when it is led (higher beats lower).
