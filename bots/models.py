@@ -49,3 +49,21 @@ class BotVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot} v{self.number}"
+
+
+class MatchSeat(models.Model):
+    """Which bot version sits in which seat of a match."""
+
+    match = models.ForeignKey("games.Match", on_delete=models.PROTECT, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="seats")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seat"], name="match_seat_unique"),
+            models.CheckConstraint(condition=models.Q(seat__in=[0, 1]), name="match_seat_0_or_1"),
+        ]
+        ordering = ["match", "seat"]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} seat {self.seat}: {self.version}"

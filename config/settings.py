@@ -97,10 +97,11 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0.1.0",
 }
 
-CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "")
+_BROKER_URL = env_str("CELERY_BROKER_URL", "")
+CELERY_BROKER_URL = _BROKER_URL or "memory://"
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", "") or None
 # No broker configured: run every task in-process, so the embedded default needs no services.
-CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+CELERY_TASK_ALWAYS_EAGER = not _BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -121,4 +122,9 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
+    # kombu warns that the in-memory broker of the eager default has no host name.
+    "loggers": {"kombu.connection": {"level": "ERROR"}},
 }
+
+#: Seconds a worker's claim on a running match lasts (a live runner renews it).
+BAIZE_MATCH_LEASE_SECONDS = env_int("BAIZE_MATCH_LEASE_SECONDS", 600, minimum=10)

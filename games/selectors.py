@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 
 from django.db.models import QuerySet
 
-from .events import EventRecord
+from .events import EventRecord, EventType
 from .models import Match, MatchEvent
 from .replay import FailureKind, Position, ReplayFailure, ReplayResult, replay, state_at
 
@@ -65,3 +65,11 @@ def _record_failures(match: Match, result: ReplayResult) -> list[ReplayFailure]:
 
 def _record_failure(message: str) -> ReplayFailure:
     return ReplayFailure(None, FailureKind.RECORD, message)
+
+
+def match_decisions(*, match: Match) -> list[dict]:
+    """The payloads of the match's decision events, in order: decision ``n`` is step ``n + 1``."""
+    rows = (
+        match_events(match=match).filter(type=EventType.DECISION).values_list("payload", flat=True)
+    )
+    return list(rows)

@@ -25,7 +25,7 @@ def highest_of_suit_or_trump(
     """True if ``other_card``, played second, beats ``led`` under trump-and-follow rules.
 
     A trump beats any non-trump; otherwise only a higher card of the suit led wins.
-    ``value`` maps a card to its strength within its suit (games with unusual orders pass their own).
+    ``value`` maps a card to its strength in its suit (unusual orders pass their own).
     """
     if other_card[1] == led[1]:
         return value(other_card) > value(led)

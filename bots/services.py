@@ -1,0 +1,159 @@
+"""Bot writes: built-in bots, match seats, and playing a match into its event log."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+from collections.abc import Sequence
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from games.models import Match
+from games.rules import get_game
+from games.services import match_event_writer
+
+from .models import Bot, BotVersion, MatchSeat
+from .referee import Limits, MatchResult, referee_match
+from .runner import BUILTIN_DIR, BotLauncher, BuiltinLauncher
+
+#: Built-in bots of every game, by bot name: the strategy each runs.
+BUILTIN_STRATEGIES: dict[str, str] = {"random": "random", "heuristic": "{game}_heuristic"}
+
+
+def builtin_strategy_names(game_id: str) -> dict[str, str]:
+    """Bot name -> strategy module for the built-in bots that exist for ``game_id``."""
+    names = {name: strategy.format(game=game_id) for name, strategy in BUILTIN_STRATEGIES.items()}
+    return {
+        name: strategy
+        for name, strategy in names.items()
+        if (BUILTIN_DIR / "strategies" / f"{strategy}.py").is_file()
+    }
+
+
+def _builtin_hash(strategy: str) -> str:
+    digest = hashlib.sha256()
+    for path in (BUILTIN_DIR / "main.py", BUILTIN_DIR / "strategies" / f"{strategy}.py"):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+@transaction.atomic
+def builtin_bots_sync(*, game_id: str) -> list[BotVersion]:
+    """The current version of each built-in bot of ``game_id``, created when its code changed."""
+    get_game(game_id)
+    versions = []
+    for name, strategy in builtin_strategy_names(game_id).items():
+        bot, _ = Bot.objects.get_or_create(
+            game=game_id, name=name, defaults={"description": f"Built-in: {strategy}"}
+        )
+        content_hash = _builtin_hash(strategy)
+        latest = bot.versions.order_by("-number").first()
+        if latest is None or latest.content_hash != content_hash:
+            latest = BotVersion.objects.create(
+                bot=bot,
+                number=(latest.number + 1) if latest else 1,
+                builtin=strategy,
+                content_hash=content_hash,
+                status=BotVersion.Status.READY,
+            )
+        versions.append(latest)
+    return versions
+
+
+def match_seats_create(*, match: Match, versions: Sequence[BotVersion]) -> list[MatchSeat]:
+    """Seat ``versions[0]`` in seat 0 and ``versions[1]`` in seat 1 of ``match``."""
+    if len(versions) != 2:
+        raise ValueError(f"a match has two seats, got {len(versions)} bot versions")
+    return MatchSeat.objects.bulk_create(
+        MatchSeat(match=match, seat=seat, version=version) for seat, version in enumerate(versions)
+    )
+
+
+def launcher_for(version: BotVersion) -> BotLauncher:
+    if not version.builtin:
+        raise ValueError(f"{version} is an uploaded bot; uploads are not playable yet")
+    return BuiltinLauncher(version.builtin)
+
+
+def _worker_identity() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _claim(match_id: int, worker: str) -> bool:
+    now = timezone.now()
+    # Conditional update: of two deliveries of one task, exactly one moves it out of pending.
+    claimed = Match.objects.filter(id=match_id, status=Match.Status.PENDING).update(
+        status=Match.Status.RUNNING,
+        claimed_by=worker,
+        started_at=now,
+        lease_expires_at=now + timedelta(seconds=settings.BAIZE_MATCH_LEASE_SECONDS),
+    )
+    return claimed == 1
+
+
+def match_play(*, match_id: int, decision_seconds: float | None = None) -> MatchResult | None:
+    """Play a pending match to its end, logging it as it goes; None if it was not pending.
+
+    A second delivery of the same task finds the match claimed and returns without touching
+    it, so nothing is appended twice.
+    """
+    if not _claim(match_id, _worker_identity()):
+        return None
+    match = Match.objects.get(id=match_id)
+    seats = list(match.seats.select_related("version__bot").order_by("seat"))
+    try:
+        result = _referee(match, seats, decision_seconds)
+    except BaseException:
+        Match.objects.filter(id=match_id, status=Match.Status.RUNNING).update(
+            status=Match.Status.FAILED, finished_at=timezone.now()
+        )
+        raise
+    Match.objects.filter(id=match_id, status=Match.Status.RUNNING).update(
+        status=Match.Status.FINISHED,
+        winner=result.winner,
+        scores=list(result.scores),
+        result_reason=result.reason.value,
+        finished_at=timezone.now(),
+        lease_expires_at=None,
+    )
+    return result
+
+
+def _referee(match: Match, seats: list[MatchSeat], decision_seconds: float | None) -> MatchResult:
+    game = get_game(match.game)
+    limits = Limits(
+        decision_seconds=decision_seconds or settings.BAIZE_DECISION_TIMEOUT,
+        start_seconds=settings.BAIZE_BOT_START_TIMEOUT,
+    )
+    with match_event_writer(match=match, players=[_player(seat) for seat in seats]) as writer:
+        return referee_match(
+            game,
+            game.new_match(match.seed, match.options),
+            [launcher_for(seat.version) for seat in seats],
+            limits=limits,
+            emit=writer.emit,
+            cpu=_match_cpu(),
+        )
+
+
+def _player(seat: MatchSeat) -> dict[str, Any]:
+    version = seat.version
+    return {
+        "seat": seat.seat,
+        "bot": str(version.bot),
+        "version_id": version.pk,
+        "content_hash": version.content_hash,
+    }
+
+
+def _match_cpu() -> int | None:
+    if not settings.BAIZE_PIN_MATCHES:
+        return None
+    allowed = sorted(os.sched_getaffinity(0))
+    # Spread concurrent worker processes over the CPUs: one match, one CPU.
+    return allowed[os.getpid() % len(allowed)]

@@ -1,0 +1,101 @@
+"""Read API for games and matches: the games, a match, its event log, its replayed state."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from . import selectors
+from .models import Match
+from .replay import ReplayError
+from .rules import GAMES, get_game
+from .serializers import (
+    GameSerializer,
+    MatchEventSerializer,
+    MatchSerializer,
+    ReplayStepSerializer,
+)
+
+
+class GameListApi(APIView):
+    @extend_schema(responses=GameSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        games = [game.describe() for game in GAMES.values()]
+        return Response(GameSerializer(games, many=True).data)
+
+
+class GameDetailApi(APIView):
+    @extend_schema(responses=GameSerializer)
+    def get(self, request: Request, game_id: str) -> Response:
+        try:
+            game = get_game(game_id)
+        except ValueError as error:
+            raise NotFound(str(error)) from None
+        return Response(GameSerializer(game.describe()).data)
+
+
+class MatchDetailApi(generics.RetrieveAPIView):
+    serializer_class = MatchSerializer
+    queryset = Match.objects.prefetch_related("seats__version__bot")
+
+
+class MatchEventListApi(generics.ListAPIView):
+    """The match's event log in order, paginated (``limit``, ``offset``)."""
+
+    serializer_class = MatchEventSerializer
+
+    def get_queryset(self):
+        match = get_object_or_404(Match, pk=self.kwargs["pk"])
+        return selectors.match_events(match=match)
+
+
+class MatchStateApi(APIView):
+    """The match replayed from its log up to a step (the number of decisions applied)."""
+
+    @extend_schema(
+        parameters=[OpenApiParameter("step", int, description="Decisions applied; default 0.")],
+        responses=ReplayStepSerializer,
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        match = get_object_or_404(Match, pk=pk)
+        step = _step_parameter(request)
+        decisions = selectors.match_decisions(match=match)
+        if step > len(decisions):
+            raise ValidationError(
+                {"step": f"the log holds {len(decisions)} decisions; step {step} is past its end"}
+            )
+        try:
+            position = selectors.match_state_at(match=match, step=step)
+        except ReplayError as error:
+            raise ValidationError({"log": f"the stored log does not replay: {error}"}) from None
+        state = position.state
+        finished = match.status == Match.Status.FINISHED
+        body = {
+            "step": step,
+            "steps": len(decisions),
+            "to_play": state.to_play,
+            "scores": state.scores,
+            "winner": state.winner,
+            "last_decision": decisions[step - 1] if step else None,
+            # Hidden cards stay hidden while the match runs; afterwards every hand is shown.
+            "observations": {str(seat): obs for seat, obs in enumerate(position.observations)}
+            if finished
+            else None,
+        }
+        return Response(ReplayStepSerializer(body).data)
+
+
+def _step_parameter(request: Request) -> int:
+    raw = request.query_params.get("step", "0")
+    try:
+        step = int(raw)
+    except ValueError:
+        raise ValidationError({"step": f"must be a non-negative integer, got {raw!r}"}) from None
+    if step < 0:
+        raise ValidationError({"step": f"must be a non-negative integer, got {raw!r}"})
+    return step

@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from .models import Match, MatchEvent
+
+
+class GameOptionSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    default = serializers.JSONField()
+    description = serializers.CharField()
+
+
+class GameSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    name = serializers.CharField()
+    rules_version = serializers.CharField()
+    deck_size = serializers.IntegerField()
+    options = serializers.ListField(child=serializers.DictField())
+
+
+class MatchSeatSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    bot = serializers.CharField(source="version.bot.name")
+    version = serializers.IntegerField(source="version.number")
+    version_id = serializers.IntegerField()
+
+
+class MatchSerializer(serializers.ModelSerializer):
+    seats = MatchSeatSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Match
+        fields = [
+            "id",
+            "game",
+            "rules_version",
+            "options",
+            "seed",
+            "status",
+            "winner",
+            "scores",
+            "result_reason",
+            "seats",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+
+
+class MatchEventSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = MatchEvent
+        fields = ["seq", "type", "payload", "hash", "created_at"]
+
+
+class ReplayStepSerializer(serializers.Serializer):
+    step = serializers.IntegerField(help_text="Decisions applied so far (0 is the start).")
+    steps = serializers.IntegerField(help_text="Decisions in the stored log.")
+    to_play = serializers.IntegerField(allow_null=True)
+    scores = serializers.ListField(child=serializers.IntegerField())
+    winner = serializers.IntegerField(allow_null=True)
+    last_decision = serializers.DictField(allow_null=True)
+    observations = serializers.DictField(
+        allow_null=True,
+        help_text="Each seat's observation at this step; only once the match is over.",
+    )
