@@ -108,7 +108,9 @@ def _append(match: Match, batch: list[NewEvent]) -> list[MatchEvent]:
     )
     now = timezone.now()
     rows = [
-        MatchEvent(match=match, seq=seq, type=type, payload=payload, hash=hash, created_at=now)
+        MatchEvent(
+            match_id=match.pk, seq=seq, type=type, payload=payload, hash=hash, created_at=now
+        )
         for seq, type, payload, hash in records
     ]
     return MatchEvent.objects.bulk_create(rows)

@@ -38,7 +38,8 @@ class Command(BaseCommand):
                 failed += 1
             for failure in result.failures:
                 self.stdout.write(f"match {match.pk}: {failure}")
-        summary = f"{replayed} matches replayed ({events} events): {failed} failed"
+        matches = "match" if replayed == 1 else "matches"
+        summary = f"{replayed} {matches} replayed ({events} events): {failed} failed"
         if failed:
             raise CommandError(summary, returncode=1)
         self.stdout.write(summary)

@@ -1,0 +1,285 @@
+import pytest
+from django.db import IntegrityError
+from django.db.models import ProtectedError
+
+from games import services
+from games.events import EventConflict, EventImmutable, EventSequenceGap, chain_events
+from games.models import Match, MatchEvent
+from games.services import (
+    MatchEventWriter,
+    NewEvent,
+    match_create,
+    match_event_writer,
+    match_events_append,
+)
+from tests.games.snag_logs import PLAYERS, SNAG, play_snag
+
+pytestmark = pytest.mark.django_db
+
+PLAYED = play_snag(seed=11, options={"target": 15}, rng_seed=3)
+
+
+@pytest.fixture
+def match():
+    return match_create(game_id="snag", seed=11, options={"target": 15})
+
+
+def stored(match):
+    return list(match.events.order_by("seq").values_list("seq", "type", "payload", "hash"))
+
+
+def test_match_create_stores_a_pending_match_with_the_engines_rules_version():
+    decks = [list(reversed(SNAG.deck))]
+
+    match = match_create(game_id="snag", seed=2**63 - 1, options={"target": 20, "decks": decks})
+
+    match.refresh_from_db()
+    assert match.status == Match.Status.PENDING
+    assert match.rules_version == SNAG.rules_version
+    assert match.options == {"target": 20, "decks": decks}
+    assert match.seed == 2**63 - 1
+    assert (match.winner, match.scores, match.result_reason) == (None, None, "")
+
+
+@pytest.mark.parametrize(
+    ("game_id", "seed", "options", "complaint"),
+    [
+        ("snag", 1, {"target": 0}, "target"),
+        ("snag", 1, {"colour": "red"}, "unknown option"),
+        ("snag", 1, {"decks": [["AS", "AS"]]}, "decks"),
+        ("snag", -1, {}, "seed"),
+        ("snag", 2**63, {}, "seed"),
+        ("chess", 1, {}, "unknown game"),
+    ],
+)
+def test_match_create_refuses_bad_input_before_storing_anything(game_id, seed, options, complaint):
+    with pytest.raises(ValueError, match=complaint):
+        match_create(game_id=game_id, seed=seed, options=options)
+
+    assert not Match.objects.exists()
+
+
+def test_appended_events_are_stored_in_a_hash_chain(match):
+    match_events_append(match=match, events=PLAYED.events[:10])
+    match_events_append(match=match, events=PLAYED.events[10:])
+
+    assert stored(match) == [tuple(record) for record in chain_events(PLAYED.events)]
+
+
+def test_appending_returns_the_events_stored_by_this_call(match):
+    created = match_events_append(
+        match=match, events=[NewEvent(*event) for event in PLAYED.events[:4]]
+    )
+
+    assert [event.seq for event in created] == [0, 1, 2, 3]
+
+
+def test_re_appending_the_same_events_is_a_no_op(match):
+    match_events_append(match=match, events=PLAYED.events[:10])
+    before = stored(match)
+
+    again = match_events_append(match=match, events=PLAYED.events[:10])
+
+    assert again == []
+    assert stored(match) == before
+
+
+def test_a_batch_that_repeats_stored_events_and_continues_stores_only_the_new_ones(match):
+    match_events_append(match=match, events=PLAYED.events[:10])
+
+    created = match_events_append(match=match, events=PLAYED.events[5:15])
+
+    assert [event.seq for event in created] == list(range(10, 15))
+    assert stored(match) == [tuple(record) for record in chain_events(PLAYED.events[:15])]
+
+
+def test_re_appending_other_content_at_a_stored_seq_is_a_conflict_that_changes_nothing(match):
+    match_events_append(match=match, events=PLAYED.events[:10])
+    before = stored(match)
+    seq, kind, payload = PLAYED.events[4]
+    changed = [*PLAYED.events[3:4], (seq, kind, {**payload, "think_us": 1}), *PLAYED.events[5:12]]
+
+    with pytest.raises(EventConflict, match="seq 4"):
+        match_events_append(match=match, events=changed)
+
+    assert stored(match) == before
+
+
+def test_re_appending_another_type_at_a_stored_seq_is_a_conflict(match):
+    match_events_append(match=match, events=PLAYED.events[:3])
+
+    with pytest.raises(EventConflict):
+        match_events_append(match=match, events=[(2, "forfeit", PLAYED.events[2][2])])
+
+
+def test_a_batch_that_leaves_a_gap_after_the_log_is_refused(match):
+    match_events_append(match=match, events=PLAYED.events[:5])
+
+    with pytest.raises(EventSequenceGap, match="continues at seq 5"):
+        match_events_append(match=match, events=PLAYED.events[6:8])
+
+    assert len(stored(match)) == 5
+
+
+def test_a_batch_with_a_gap_inside_is_refused(match):
+    with pytest.raises(EventSequenceGap):
+        match_events_append(match=match, events=[PLAYED.events[0], PLAYED.events[2]])
+
+    assert stored(match) == []
+
+
+def test_an_unknown_event_type_is_refused(match):
+    with pytest.raises(ValueError, match="unknown event type"):
+        match_events_append(match=match, events=[(0, "chat", {"text": "hi"})])
+
+
+def test_a_payload_json_cannot_carry_exactly_is_refused(match):
+    with pytest.raises(ValueError):
+        match_events_append(match=match, events=[(0, "match_started", {"x": float("nan")})])
+
+    assert stored(match) == []
+
+
+def test_a_writer_that_lost_a_race_to_the_same_events_makes_its_append_a_no_op(match, monkeypatch):
+    match_events_append(match=match, events=PLAYED.events[:6])
+    before = stored(match)
+    real_log_end = services._log_end
+    calls = []
+
+    def stale_then_real(match):
+        # The first read sees the log as it was before the other writer committed.
+        calls.append(match)
+        return (3, before[2][3]) if len(calls) == 1 else real_log_end(match)
+
+    monkeypatch.setattr(services, "_log_end", stale_then_real)
+
+    assert match_events_append(match=match, events=PLAYED.events[3:6]) == []
+    assert len(calls) == 2
+    assert stored(match) == before
+
+
+def test_a_writer_that_lost_a_race_to_other_events_gets_a_conflict(match, monkeypatch):
+    match_events_append(match=match, events=PLAYED.events[:6])
+    before = stored(match)
+    real_log_end = services._log_end
+    calls = []
+
+    def stale_then_real(match):
+        calls.append(match)
+        return (3, before[2][3]) if len(calls) == 1 else real_log_end(match)
+
+    monkeypatch.setattr(services, "_log_end", stale_then_real)
+    seq, kind, payload = PLAYED.events[3]
+
+    with pytest.raises(EventConflict):
+        match_events_append(match=match, events=[(seq, kind, {**payload, "think_us": 0})])
+
+    assert stored(match) == before
+
+
+def test_a_stored_event_refuses_to_be_saved_again_or_deleted(match):
+    match_events_append(match=match, events=PLAYED.events[:2])
+    event = MatchEvent.objects.get(match=match, seq=1)
+    event.payload = {"k": 0, "order": []}
+
+    with pytest.raises(EventImmutable):
+        event.save()
+    with pytest.raises(EventImmutable):
+        event.delete()
+
+    assert MatchEvent.objects.get(match=match, seq=1).payload == PLAYED.events[1][2]
+
+
+def test_the_event_queryset_refuses_update_delete_and_upsert(match):
+    match_events_append(match=match, events=PLAYED.events[:2])
+    events = MatchEvent.objects.filter(match=match)
+
+    with pytest.raises(EventImmutable):
+        events.update(payload={})
+    with pytest.raises(EventImmutable):
+        match.events.all().delete()
+    with pytest.raises(EventImmutable):
+        MatchEvent.objects.bulk_create(
+            [MatchEvent(match=match, seq=0, type="shuffle", payload={}, hash="0" * 64)],
+            update_conflicts=True,
+            unique_fields=["match", "seq"],
+            update_fields=["payload"],
+        )
+
+    assert stored(match) == [tuple(record) for record in chain_events(PLAYED.events[:2])]
+
+
+def test_a_new_instance_cannot_overwrite_a_stored_event(match):
+    match_events_append(match=match, events=PLAYED.events[:1])
+    stored_event = MatchEvent.objects.get(match=match, seq=0)
+    impostor = MatchEvent(
+        pk=stored_event.pk, match=match, seq=0, type="shuffle", payload={}, hash="f" * 64
+    )
+
+    with pytest.raises(IntegrityError):
+        impostor.save()
+
+
+def test_a_match_with_events_cannot_be_deleted(match):
+    match_events_append(match=match, events=PLAYED.events[:1])
+
+    with pytest.raises(ProtectedError):
+        match.delete()
+
+
+def test_match_event_writer_stores_match_started_at_once(match):
+    match_event_writer(match=match, players=PLAYERS)
+
+    [(seq, kind, payload, _)] = stored(match)
+    assert (seq, kind) == (0, "match_started")
+    assert payload == {
+        "game": "snag",
+        "rules_version": SNAG.rules_version,
+        "seed": 11,
+        "options": {"target": 15},
+        "players": PLAYERS,
+    }
+
+
+def test_match_event_writer_wants_seat_0_then_seat_1(match):
+    with pytest.raises(ValueError, match="seat 0 then seat 1"):
+        match_event_writer(match=match, players=list(reversed(PLAYERS)))
+
+
+def test_the_writer_numbers_events_and_flushes_every_n(match):
+    writer = MatchEventWriter(match, flush_every=3)
+    writer.emit(*PLAYED.events[0][1:])
+    assert [row[0] for row in stored(match)] == [0]
+
+    seqs = [writer.emit(kind, payload) for _, kind, payload in PLAYED.events[1:6]]
+
+    assert seqs == [1, 2, 3, 4, 5]
+    assert [row[0] for row in stored(match)] == [0, 1, 2, 3]
+    writer.flush()
+    assert [row[0] for row in stored(match)] == [0, 1, 2, 3, 4, 5]
+
+
+def test_the_writer_flushes_a_forfeit_and_match_finished_at_once(match):
+    writer = MatchEventWriter(match, flush_every=100)
+    for _, kind, payload in PLAYED.events[:3]:
+        writer.emit(kind, payload)
+    writer.emit("forfeit", {"seat": 0, "reason": "crash", "detail": "exit status 1"})
+
+    assert len(stored(match)) == 4
+
+
+def test_leaving_the_writers_block_flushes_even_on_an_error(match):
+    with pytest.raises(RuntimeError), MatchEventWriter(match, flush_every=100) as writer:
+        for _, kind, payload in PLAYED.events[:4]:
+            writer.emit(kind, payload)
+        raise RuntimeError("the runner crashed")
+
+    assert stored(match) == [tuple(record) for record in chain_events(PLAYED.events[:4])]
+
+
+def test_a_whole_match_written_by_the_writer_is_the_chain_of_its_events(match):
+    with MatchEventWriter(match, flush_every=7) as writer:
+        for _, kind, payload in PLAYED.events:
+            writer.emit(kind, payload)
+
+    assert stored(match) == [tuple(record) for record in chain_events(PLAYED.events)]
