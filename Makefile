@@ -4,6 +4,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 GAME ?= snag
+# The demo, bench and local server run on the embedded default, where debugging is fine.
+LOCAL := DEBUG=$${DEBUG:-1}
 
 .PHONY: demo test bench lint format serve worker clean
 
@@ -14,15 +16,15 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(PY) manage.py migrate --no-input -v 0
-	$(PY) manage.py demo --game $(GAME)
+	$(LOCAL) $(PY) manage.py migrate --no-input -v 0
+	$(LOCAL) $(PY) manage.py demo --game $(GAME)
 
 test: $(STAMP)
 	$(PY) -m pytest
 
 bench: $(STAMP)
-	$(PY) manage.py migrate --no-input -v 0
-	$(PY) manage.py bench
+	$(LOCAL) $(PY) manage.py migrate --no-input -v 0
+	$(LOCAL) $(PY) manage.py bench
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -33,8 +35,8 @@ format: $(STAMP)
 	$(VENV)/bin/ruff format .
 
 serve: $(STAMP)
-	$(PY) manage.py migrate --no-input -v 0
-	$(PY) manage.py runserver
+	$(LOCAL) $(PY) manage.py migrate --no-input -v 0
+	$(LOCAL) $(PY) manage.py runserver
 
 clean:
 	rm -rf $(VENV) var/*.sqlite3

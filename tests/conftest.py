@@ -18,3 +18,28 @@ def pytest_runtest_makereport(item, call):
     if REQUIRE_SERVICES and report.skipped and item.get_closest_marker("services"):
         report.outcome = "failed"
         report.longrepr = f"services test skipped while BAIZE_REQUIRE_SERVICES=1: {report.longrepr}"
+
+
+@pytest.fixture
+def builtin_snag_versions(db):
+    from bots.services import builtin_bots_sync
+
+    return builtin_bots_sync(game_id="snag")
+
+
+@pytest.fixture
+def played_tournament(builtin_snag_versions):
+    """A finished Snag round robin of the built-in bots, played in this process."""
+    from games.models import Match
+    from tournaments.services import round_robin_create
+    from tournaments.tasks import tournament_match_play
+
+    tournament = round_robin_create(
+        name="fixture", game_id="snag", versions=builtin_snag_versions, seed=42, enqueue=False
+    )
+    for match_id in Match.objects.filter(tournament_match__tournament=tournament).values_list(
+        "id", flat=True
+    ):
+        tournament_match_play(match_id)  # called directly: no broker needed
+    tournament.refresh_from_db()
+    return tournament

@@ -1,0 +1,93 @@
+"""The games and matches API: lists, a match, its event log, its replayed state."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+from games.models import Match
+from games.rules import GAMES
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def api():
+    return APIClient()
+
+
+@pytest.fixture
+def match(played_tournament):
+    return Match.objects.filter(tournament_match__tournament=played_tournament).first()
+
+
+def test_it_lists_every_game_with_its_options_and_defaults(api):
+    body = api.get("/api/games/").json()
+    assert [game["id"] for game in body] == list(GAMES)
+    snag = next(game for game in body if game["id"] == "snag")
+    assert {"name": "target", "default": 50}.items() <= snag["options"][0].items()
+
+
+def test_an_unknown_game_is_a_404_naming_the_known_games(api):
+    response = api.get("/api/games/bridge/")
+    assert response.status_code == 404
+    assert "snag" in response.json()["detail"]
+
+
+def test_a_match_shows_its_seats_result_and_seed(api, match):
+    body = api.get(f"/api/matches/{match.pk}/").json()
+    assert body["status"] == "finished" and body["winner"] in (0, 1)
+    assert [seat["seat"] for seat in body["seats"]] == [0, 1]
+    assert body["seed"] == match.seed and body["rules_version"] == "1"
+
+
+def test_a_missing_match_is_a_404(api, db):
+    response = api.get("/api/matches/999999/")
+    assert response.status_code == 404
+    assert response.json()["error"] == "not_found"
+
+
+def test_the_event_log_is_paginated_in_sequence_order(api, match):
+    first = api.get(f"/api/matches/{match.pk}/events/?limit=10").json()
+    second = api.get(f"/api/matches/{match.pk}/events/?limit=10&offset=10").json()
+    assert first["count"] == match.events.count()
+    assert [e["seq"] for e in first["results"]] == list(range(10))
+    assert [e["seq"] for e in second["results"]] == list(range(10, 20))
+    assert first["results"][0]["type"] == "match_started"
+    assert first["results"][1]["type"] == "shuffle"
+
+
+def test_the_state_at_a_step_is_the_log_replayed_that_far(api, match):
+    body = api.get(f"/api/matches/{match.pk}/state/?step=3").json()
+    decisions = [e.payload for e in match.events.filter(type="decision").order_by("seq")]
+    assert body["step"] == 3 and body["steps"] == len(decisions)
+    assert body["last_decision"] == decisions[2]
+    history = body["observations"]["0"]["history"]
+    assert [entry["action"] for entry in history] == [d["action"] for d in decisions[:3]]
+
+
+def test_the_last_step_shows_the_stored_result(api, match):
+    steps = match.events.filter(type="decision").count()
+    body = api.get(f"/api/matches/{match.pk}/state/?step={steps}").json()
+    if match.result_reason == "played":
+        assert (body["winner"], body["scores"]) == (match.winner, match.scores)
+
+
+@pytest.mark.parametrize("step", ["-1", "x", "1.5", "100000"])
+def test_a_bad_step_is_a_400_saying_why(api, match, step):
+    response = api.get(f"/api/matches/{match.pk}/state/?step={step}")
+    assert response.status_code == 400
+    assert "step" in response.json()["detail"]
+
+
+def test_hidden_cards_are_not_shown_while_a_match_runs(api, match):
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING)
+    body = api.get(f"/api/matches/{match.pk}/state/?step=1").json()
+    assert body["observations"] is None
+
+
+def test_the_openapi_schema_and_docs_page_are_served(api, db):
+    schema = api.get("/api/schema/?format=json")
+    assert schema.status_code == 200
+    assert "/api/matches/{id}/state/" in schema.json()["paths"]
+    assert api.get("/api/docs/").status_code == 200
