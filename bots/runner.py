@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import functools
 import math
 import os
 import secrets
@@ -41,6 +40,7 @@ BOT_ENVIRONMENT: Mapping[str, str] = {"PATH": "/usr/local/bin:/usr/bin:/bin", "L
 TOKEN_VARIABLE = "BAIZE_BOT_TOKEN"
 STDERR_TAIL_BYTES = 8 * 1024
 _READ_CHUNK = 64 * 1024
+_MAX_STDERR_CHUNKS_PER_DRAIN = 16
 _PR_SET_CHILD_SUBREAPER = 36
 #: Each pass reaps one generation of re-parented descendants; more means a fork bomb in flight.
 _MAX_SWEEP_PASSES = 64
@@ -189,6 +189,7 @@ class BotProcess:
         self._process.wait()
         sweep_orphans(session=self.pid, token=self._token)
         self._drain_stderr()
+        self._stop_reading_stderr()
         for stream in (self._process.stdin, self._process.stdout, self._process.stderr):
             stream.close()
 
@@ -251,18 +252,23 @@ class BotProcess:
             self._buffer += chunk
 
     def _drain_stderr(self) -> None:
-        if self._stderr is None:
-            return
-        while True:
+        """Read what stderr holds now; bounded, so a bot writing non-stop cannot stall us."""
+        for _ in range(_MAX_STDERR_CHUNKS_PER_DRAIN):
+            if self._stderr is None:
+                return
             try:
                 chunk = os.read(self._stderr, _READ_CHUNK)
             except BlockingIOError:
                 return
             if not chunk:
-                self._poller.unregister(self._stderr)
-                self._stderr = None
+                self._stop_reading_stderr()
                 return
             self._stderr_tail = (self._stderr_tail + chunk)[-STDERR_TAIL_BYTES:]
+
+    def _stop_reading_stderr(self) -> None:
+        if self._stderr is not None:
+            self._poller.unregister(self._stderr)
+            self._stderr = None
 
     def _exit_status(self) -> str:
         """How the bot ended, waiting a moment for a bot that is on its way out."""
@@ -290,14 +296,23 @@ def _milliseconds_until(deadline: float) -> int:
     return max(0, math.ceil((deadline - monotonic()) * 1000))
 
 
-@functools.cache
+_subreaper_pid: int | None = None
+
+
 def become_child_subreaper() -> bool:
     """Make this process adopt its orphaned descendants (best effort; Linux only)."""
+    global _subreaper_pid
+    # The flag is not inherited across fork: a forked worker must set it again.
+    if _subreaper_pid == os.getpid():
+        return True
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        if libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+            return False
     except (OSError, AttributeError):
         return False
+    _subreaper_pid = os.getpid()
+    return True
 
 
 def sweep_orphans(session: int, token: str) -> None:

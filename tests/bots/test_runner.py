@@ -112,6 +112,21 @@ def test_a_bot_writing_a_lot_to_stderr_in_its_turn_is_not_blocked():
         assert bot.request(b"go\n", timeout=20)[0] == b"reply"
 
 
+def test_a_bot_writing_to_stderr_without_end_still_times_out():
+    source = "import sys\nwhile True:\n    sys.stderr.write('spam' * 4096)\n"
+    with BotProcess(program(source)) as bot, pytest.raises(BotTimedOut):
+        bot.request(b"go\n", timeout=0.3)
+
+
+def test_the_stderr_tail_is_kept_after_the_bot_is_closed():
+    source = "import sys; sys.stderr.write('last words'); sys.stderr.flush(); input()"
+    bot = BotProcess(program(source))
+    with pytest.raises(BotTimedOut):
+        bot.receive(timeout=0.3)
+    bot.close()
+    assert bot.stderr_tail() == "last words"
+
+
 def test_a_bot_sees_only_the_bot_environment_and_its_token(monkeypatch):
     monkeypatch.setenv("BAIZE_TEST_SECRET", "do-not-leak")
     source = "import os; print(sorted(os.environ), flush=True)"
