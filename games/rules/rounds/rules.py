@@ -20,7 +20,7 @@ from ..cards import FULL_DECK
 from ..decks import cards_in_order
 from ..options import int_option
 from ..tricks import highest_of_suit_or_trump
-from .scoring import TRICKS_PER_STAGE, stage_points
+from .scoring import TRICKS_PER_STAGE, match_winner, stage_points
 from .view import rounds_view
 
 STAGES_PER_GAME = 5
@@ -245,9 +245,9 @@ class Rounds(Game):
         )
         state._scores = (state._scores[0] + points[0], state._scores[1] + points[1])
         state.last_game = GameResult(state.game_number, state.stages_done, points)
-        low, high = sorted(state._scores)
-        if high >= state.options["target"] and low != high:
-            state.winner = 0 if state._scores[0] > state._scores[1] else 1
+        winner = match_winner(state._scores, state.options["target"])
+        if winner is not None:
+            state.winner = winner
             state.to_play = None
             state.phase = Phase.OVER
         else:

@@ -2,7 +2,9 @@
 
 Source: ``shared/seeds/003_0152e2b106baabd3.txt``, as settled by RULINGS "Rounds (rounds)":
 A 4, K 3, Q 2, J 1 and each 2 scores 10 (the seed's "for 2 given by 10 points", read
-literally); every other card scores nothing. Points are only added after the fifth stage.
+literally); every other card scores nothing. Points are only added after the fifth stage,
+and the match is checked after each game: a score at the target or above wins if the
+scores differ.
 """
 
 from __future__ import annotations
@@ -12,6 +14,13 @@ from collections.abc import Iterable
 TRICKS_PER_STAGE = 5
 SWEEP_POINTS = 10
 CARD_POINTS: dict[str, int] = {"A": 4, "K": 3, "Q": 2, "J": 1, "2": 10}
+
+
+def match_winner(scores: tuple[int, int], target: int) -> int | None:
+    """The seat that wins once a score has reached ``target`` and the scores differ."""
+    if max(scores) < target or scores[0] == scores[1]:
+        return None
+    return 0 if scores[0] > scores[1] else 1
 
 
 def card_points(cards: Iterable[str]) -> int:
