@@ -68,6 +68,10 @@ class Limits:
     #: From spawning a bot to its ``ready``: Python itself takes ~11 ms to start.
     start_seconds: float = 5.0
 
+    def __post_init__(self) -> None:
+        if not (self.decision_seconds > 0 and self.start_seconds > 0):
+            raise ValueError(f"time limits must be positive, got {self}")
+
 
 @dataclass(frozen=True)
 class Forfeit:

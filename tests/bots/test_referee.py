@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bots.builtin.strategies import load
 from bots.referee import (
     FinishReason,
@@ -219,6 +221,16 @@ def test_the_minimal_bot_of_the_protocol_document_plays_a_whole_match(tmp_path):
     (tmp_path / "bot.py").write_text(minimal.group(1))
     result, _ = play([ScriptLauncher(tmp_path / "bot.py"), BuiltinLauncher("random")])
     assert result.reason is FinishReason.PLAYED
+
+
+def test_time_limits_must_be_positive():
+    with pytest.raises(ValueError, match="positive"):
+        Limits(decision_seconds=0)
+
+
+def test_a_match_needs_exactly_two_players():
+    with pytest.raises(ValueError, match="two players"):
+        play([StrategyPlayer(load("random"))])
 
 
 def _crash_in_deal(deal: int):
