@@ -115,3 +115,25 @@ def _timed_append(log: list[tuple[str, Any]], seed: int, flush_every: int) -> fl
         for type, payload in log:
             writer.emit(type, payload)
     return len(log) / (time.perf_counter() - started)
+
+
+def engine_throughput(game_id: str, *, seconds: float = 1.0, seed: int = 0) -> dict[str, float]:
+    """Random matches played through the facade for about ``seconds``: matches and decisions/s.
+
+    A decision is one ``legal_actions()`` and one ``apply()``; the choice itself is one call
+    to ``random()``, so the loop measures the engine rather than the chooser.
+    """
+    game = get_game(game_id)
+    rng = random.Random(seed)
+    choose = rng.random
+    matches = decisions = 0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        state = game.new_match(seed + matches)
+        while state.to_play is not None:
+            legal = state.legal_actions()
+            state = game.apply(state, legal[int(choose() * len(legal))])
+            decisions += 1
+        matches += 1
+    elapsed = time.perf_counter() - started
+    return {"matches_per_second": matches / elapsed, "decisions_per_second": decisions / elapsed}

@@ -1,0 +1,101 @@
+"""``make bench``: the benchmark table, medians of several runs, with the targets beside them."""
+
+from __future__ import annotations
+
+import random
+import statistics
+from collections.abc import Callable
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+from django.db import connection
+from rich.console import Console
+from rich.table import Table
+
+from bots import benchmarks as bot_bench
+from games import benchmarks as game_bench
+from games.rules import GAMES
+
+
+class Command(BaseCommand):
+    help = "Measure the engines, replay, event appends, and bots through the runner."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--runs", type=int, default=5, help="runs per figure (median)")
+        parser.add_argument("--quick", action="store_true", help="fewer, shorter runs")
+
+    def handle(self, *args: Any, runs: int, quick: bool, **options: Any) -> None:
+        runs = 3 if quick else max(1, runs)
+        console = Console(width=110)
+        table = Table(title=f"Baize benchmarks (median of {runs} runs, {connection.vendor})")
+        for column in ("what", "median", "unit", "target", "met"):
+            table.add_column(column, justify="left" if column in ("what", "unit") else "right")
+        for row in self._rows(runs, quick, console):
+            table.add_row(*row)
+        console.print(table)
+
+    def _rows(self, runs: int, quick: bool, console: Console) -> list[tuple[str, ...]]:
+        rows = []
+        for game_id in GAMES:
+            console.log(f"engine: {game_id}")
+            figures = [
+                game_bench.engine_throughput(game_id, seconds=0.3 if quick else 1.0)
+                for _ in range(runs)
+            ]
+            decisions = statistics.median(f["decisions_per_second"] for f in figures)
+            matches = statistics.median(f["matches_per_second"] for f in figures)
+            rows.append(_row(f"{game_id}: random matches, in engine", matches, "matches/s"))
+            rows.append(
+                _row(f"{game_id}: decisions via facade, 1 core", decisions, "decisions/s", 300_000)
+            )
+        console.log("replay")
+        log = game_bench.random_match_log(game_id="snag", seed=1, rng=random.Random(1))
+        replay = _median(runs, lambda: game_bench.replay_events_per_second(log))
+        rows.append(_row("replay of a stored Snag log", replay, "events/s", 200_000))
+        console.log("event appends")
+        appends = _median(runs, lambda: game_bench.append_events_per_second(events=2000))
+        rows.append(_row(f"event appends ({connection.vendor})", appends, "events/s"))
+        console.log("bot start-up")
+        startup = _median(runs, lambda: bot_bench.bot_startup_ms(runs=11))
+        rows.append(_row("bot start-up, spawn to ready", startup, "ms", 25, lower_is_better=True))
+        console.log("round trips")
+        trips = [
+            bot_bench.round_trip_overhead(rounds=2000 if quick else 5000, repeats=1)
+            for _ in range(runs)
+        ]
+        bare = statistics.median(t["bare_us"] for t in trips)
+        runner = statistics.median(t["runner_us"] for t in trips)
+        ratio = statistics.median(t["ratio"] for t in trips)
+        rows.append(_row("bare pipe round trip, pinned", bare, "µs"))
+        rows.append(_row("runner round trip per decision, pinned", runner, "µs"))
+        rows.append(_row("runner / bare round trip", ratio, "ratio", 1.7, lower_is_better=True))
+        console.log("end-to-end matches")
+        cpu = bot_bench.first_cpu()
+        e2e = _median(
+            runs,
+            lambda: bot_bench.snag_matches_per_second(matches=5 if quick else 10, cpu=cpu)[
+                "matches_per_second"
+            ],
+        )
+        rows.append(_row("Snag matches, two subprocess bots, 1 core", e2e, "matches/s"))
+        return rows
+
+
+def _median(runs: int, measure: Callable[[], float]) -> float:
+    return statistics.median(measure() for _ in range(runs))
+
+
+def _row(
+    what: str,
+    value: float,
+    unit: str,
+    target: float | None = None,
+    *,
+    lower_is_better: bool = False,
+) -> tuple[str, ...]:
+    shown = f"{value:,.0f}" if value >= 100 else f"{value:,.2f}"
+    if target is None:
+        return (what, shown, unit, "", "")
+    met = value <= target if lower_is_better else value >= target
+    bound = "≤" if lower_is_better else "≥"
+    return (what, shown, unit, f"{bound} {target:,}", "yes" if met else "NO")
