@@ -80,7 +80,9 @@ class ExposureState(State):
             cards = self.hands[seat] + self.exposed[seat]
             following = [{"play": card} for card in cards if card[1] == suit]
             return following or [{"play": card} for card in cards]
-        return [*({"expose": [*group]} for group in self.candidates), {"expose": []}]
+        claims = [{"expose": [*group]} for group in self.candidates]
+        claims.append({"expose": []})
+        return claims
 
     def card_zones(self) -> dict[str, tuple[str, ...]]:
         return {

@@ -54,7 +54,7 @@ def candidate_groups(hand: tuple[str, ...], contract: tuple[str, ...]) -> tuple[
 def unspent(candidates: tuple[Group, ...], spent: tuple[str, ...]) -> tuple[Group, ...]:
     """The candidates left once the hand cards ``spent`` are exposed: those without them."""
     spent_cards = frozenset(spent)
-    return tuple(group for group in candidates if spent_cards.isdisjoint(group))
+    return tuple([group for group in candidates if spent_cards.isdisjoint(group)])
 
 
 def group_points(group: tuple[str, ...] | list[str]) -> int:

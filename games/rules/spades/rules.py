@@ -204,14 +204,16 @@ class Spades(Game):
         hand = state.hands[seat]
         index = hand.index(card)
         state.hands = with_seat(state.hands, seat, hand[:index] + hand[index + 1 :])
-        if state.phase is Phase.LEAD:
-            state.led, state.phase, state.to_play = card, Phase.FOLLOW, other(seat)
+        led = state.led
+        if led is None:
+            state.led, state.phase, state.to_play = card, Phase.FOLLOW, 1 - seat
             return
-        led, leader = state.led, state.leader
+        leader = state.leader
         winner = seat if highest_of_suit_or_trump(led, card, TRUMP) else leader
-        state.tricks = (*state.tricks, (leader, led, card, winner))
+        state.tricks += ((leader, led, card, winner),)
         state.tricks_won = add_points(state.tricks_won, winner, 1)
-        state.spades_broken = state.spades_broken or card[1] == TRUMP or led[1] == TRUMP
+        if not state.spades_broken:
+            state.spades_broken = card[1] == TRUMP or led[1] == TRUMP
         state.led = None
         if len(state.tricks) < TRICKS_PER_HAND:
             state.phase, state.leader, state.to_play = Phase.LEAD, winner, winner
