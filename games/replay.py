@@ -46,8 +46,9 @@ class ReplayFailure:
     message: str
 
     def __str__(self) -> str:
-        where = "log" if self.seq is None else f"seq {self.seq}"
-        return f"{where}: {self.kind}: {self.message}"
+        if self.seq is None:
+            return f"{self.kind}: {self.message}"
+        return f"seq {self.seq}: {self.kind}: {self.message}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,7 +208,10 @@ class _Fold:
             self._fail(
                 seq, FailureKind.LOG, f"the log opens with {event_type!r}, not match_started"
             )
-        self.game = game = get_game(payload["game"])
+        try:
+            self.game = game = get_game(payload["game"])
+        except ValueError as error:
+            self._fail(seq, FailureKind.LOG, f"the log's game cannot be replayed: {error}")
         rules_version, seed, options = payload["rules_version"], payload["seed"], payload["options"]
         if rules_version != game.rules_version:
             self._fail(

@@ -141,6 +141,9 @@ def _check_already_stored(match: Match, events: list[NewEvent]) -> None:
             )
 
 
+_FLUSHED_AT_ONCE = frozenset({EventType.MATCH_STARTED, EventType.FORFEIT, EventType.MATCH_FINISHED})
+
+
 class MatchEventWriter:
     """Numbers a running match's events and appends them in batches of ``flush_every``.
 
@@ -182,9 +185,6 @@ class MatchEventWriter:
         traceback: TracebackType | None,
     ) -> None:
         self.flush()
-
-
-_FLUSHED_AT_ONCE = frozenset({EventType.MATCH_STARTED, EventType.FORFEIT, EventType.MATCH_FINISHED})
 
 
 def match_event_writer(

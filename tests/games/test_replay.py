@@ -313,3 +313,12 @@ def test_state_at_refuses_a_log_broken_before_the_step():
         state_at(records, 10)
 
     assert [failure.seq for failure in caught.value.failures] == [seq]
+
+
+def test_a_log_of_an_unknown_game_is_reported():
+    _, _, started = PLAYED.events[0]
+
+    result = replay(forged(PLAYED.events, 0, {**started, "game": "chess"}))
+
+    assert kinds_at(result) == [(0, FailureKind.LOG)]
+    assert "unknown game 'chess'" in result.failures[0].message
