@@ -128,7 +128,7 @@ class Exposure(Game):
         first, second = order[0:HAND_SIZE], order[HAND_SIZE : 2 * HAND_SIZE]
         state.hands = (first, second) if non_dealer == 0 else (second, first)
         state.exposed = ((), ())
-        state.contract = left, middle, right = order[18:21]
+        state.contract = left, middle, right = order[2 * HAND_SIZE : DEALT_CARDS]
         state.trump, state.high_rank = left[1], middle[0]
         state.contract_tricks = CONTRACT_TRICKS[right[0]]
         state.groups = ((), ())

@@ -149,15 +149,16 @@ class Spades(Game):
         state.spades_broken = False
         state.history = ()
         state.leader, state.led = starter, None
+        state.draw_position = 0
         if state.options["deal"] == "automatic":
-            first, second = order[0:26:2], order[1:26:2]
+            dealt = 2 * TRICKS_PER_HAND
+            first, second = order[0:dealt:2], order[1:dealt:2]
             state.hands = (first, second) if starter == 0 else (second, first)
-            state.draw_position = 0
-            state.phase, state.to_play = Phase.BID, starter
+            state.phase = Phase.BID
         else:
             state.hands = ((), ())
-            state.draw_position = 0
-            state.phase, state.to_play = Phase.DRAW, starter
+            state.phase = Phase.DRAW
+        state.to_play = starter
 
     def _apply(self, state: SpadesState, action: Action) -> None:
         seat = state.to_play
