@@ -79,3 +79,18 @@ def test_chain_events_can_continue_a_stored_chain():
     whole = chain_events([(0, "match_started", {}), (1, "shuffle", {"k": 0})])
 
     assert chain_events([(1, "shuffle", {"k": 0})], whole[0].hash) == whole[1:]
+
+
+@pytest.mark.parametrize(
+    ("seq", "kind", "payload"),
+    [
+        (0, "match_started", {"game": "snag", "options": {"decks": [["AS", "KS"]]}}),
+        (12, "decision", {"seat": 1, "action": {"play": "7H"}, "think_us": 0}),
+        (7, 'ünïcode "quoted"', ["é", 1.5, None]),
+        (True, "decision", {}),
+    ],
+)
+def test_every_event_hashes_the_canonical_json_of_seq_type_and_payload(seq, kind, payload):
+    text = GENESIS_HASH + canonical_json({"seq": seq, "type": kind, "payload": payload})
+
+    assert event_hash(GENESIS_HASH, seq, kind, payload) == hashlib.sha256(text.encode()).hexdigest()
