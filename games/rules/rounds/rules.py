@@ -74,8 +74,8 @@ class RoundsState(State):
     tricks: tuple[int, int]
     #: The cards of the tricks each player has won in the current stage.
     captured: tuple[tuple[str, ...], tuple[str, ...]]
-    #: The cards this stage's shuffle placed (the whole deck in stage 1).
-    stage_deck: frozenset[str]
+    #: The cards this stage's shuffle placed, in its order (the whole deck in stage 1).
+    stage_deck: tuple[str, ...]
     stages_done: tuple[StageResult, ...]
     last_game: GameResult | None
 
@@ -111,14 +111,13 @@ class RoundsState(State):
         alone (the partial shuffle would deal differently), which is how the conformance
         suite builds one; ``test_rounds`` checks the view against the whole hidden hand.
         """
-        unseen_hand = self.stage_deck.intersection(self.hands[1 - seat])
+        unseen_hand = set(self.stage_deck).intersection(self.hands[1 - seat])
         return frozenset(unseen_hand.union(self.stock))
 
 
-def deal_stage(cards: tuple[str, ...] | list[str], stage: int) -> tuple[tuple[str, ...], ...]:
+def deal_stage(cards: tuple[str, ...], stage: int) -> tuple[tuple[str, ...], ...]:
     """``(non-dealer's cards, dealer's cards, trump cards, stock)`` from a stage's order."""
     each, trumps = STAGE_DEAL[stage]
-    cards = tuple(cards)
     return (
         cards[:each],
         cards[each : 2 * each],
@@ -172,8 +171,8 @@ class Rounds(Game):
         non_dealer = other(state.dealer)
         order = state._draw(self.deck)
         if state.stage > 1:
-            order = cards_in_order(order, frozenset(state.stock + state.trump_cards))
-        state.stage_deck = frozenset(order)
+            order = tuple(cards_in_order(order, frozenset(state.stock + state.trump_cards)))
+        state.stage_deck = order
         to_non_dealer, to_dealer, state.trump_cards, state.stock = deal_stage(order, state.stage)
         dealt = (to_non_dealer, to_dealer) if non_dealer == 0 else (to_dealer, to_non_dealer)
         state.hands = (state.hands[0] + dealt[0], state.hands[1] + dealt[1])
@@ -185,9 +184,10 @@ class Rounds(Game):
 
     def _start_trick(self, state: RoundsState, leader: int) -> None:
         state.phase = Phase.LEAD
-        state.leader = leader
-        state.to_play = leader
-        state.trump = trump_for_trick(state.trump_cards, state.tricks_played)
+        state.leader = state.to_play = leader
+        # The trump suit changes only between stages and before stage 5's last trick.
+        if state.tricks_played == 0 or state.stage == STAGES_PER_GAME:
+            state.trump = trump_for_trick(state.trump_cards, state.tricks_played)
 
     def _apply(self, state: RoundsState, action: Action) -> None:
         seat = state.to_play
