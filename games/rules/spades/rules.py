@@ -180,11 +180,12 @@ class Spades(Game):
         # The cards in the entry are the drawer's alone; the view strips them for the other seat.
         entry = {"seat": seat, "action": {"keep": keep}, "received": received}
         if keep:
-            state.history = (*state.history, entry, {"seat": seat, "auto": {"discard": "unseen"}})
+            state._log_entry(entry)
+            state._log(seat, "auto", {"discard": "unseen"})
             state.unseen_discards = (*state.unseen_discards, next_card)
         else:
             entry["discarded"] = looked_at
-            state.history = (*state.history, entry)
+            state._log_entry(entry)
             state.seen_discards = with_seat(
                 state.seen_discards, seat, (*state.seen_discards[seat], looked_at)
             )
