@@ -8,3 +8,5 @@ import os
 
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key")
 os.environ.setdefault("BAIZE_VAR_DIR", os.path.join(os.getcwd(), "var", "test"))
+# One test database per run, so that runs side by side on one PostgreSQL server don't collide.
+os.environ.setdefault("DATABASE_TEST_NAME", f"test_baize_{os.getpid()}")

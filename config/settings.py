@@ -74,6 +74,10 @@ DATABASES = {
         conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
     )
 }
+if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3" and env_str(
+    "DATABASE_TEST_NAME", ""
+):
+    DATABASES["default"]["TEST"] = {"NAME": env_str("DATABASE_TEST_NAME", "")}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Celery threads and the web server share the file: wait for the lock, don't fail.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
