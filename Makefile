@@ -7,7 +7,7 @@ GAME ?= snag
 # The demo, bench and local server run on the embedded default, where debugging is fine.
 LOCAL := DEBUG=$${DEBUG:-1}
 
-.PHONY: demo test bench lint format serve worker clean
+.PHONY: demo test bench strength lint format serve clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,9 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(LOCAL) $(PY) manage.py migrate --no-input -v 0
 	$(LOCAL) $(PY) manage.py bench
+
+strength: $(STAMP)
+	$(LOCAL) $(PY) manage.py bot_strength
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
