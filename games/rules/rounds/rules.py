@@ -8,6 +8,10 @@ and deal 5 more each and a new trump card; stage 5 shuffles the last four cards 
 1 each and two face-up trump cards, the first for tricks 1-4 and the second for trick 5.
 Players follow suit if able; the highest trump wins, else the highest card of the suit led.
 Scores are added after the fifth stage (see ``scoring``); the match is checked after each game.
+
+Decisions RULINGS leaves open: a player's new cards go after those she kept; every trick is
+played face up, so the cards captured in every stage of the game, and the trump cards of
+the finished stages, stay in the view until the game is scored.
 """
 
 from __future__ import annotations
@@ -58,7 +62,7 @@ class RoundsState(State):
     #: 1 to 5 within the current game.
     stage: int
     hands: tuple[tuple[str, ...], tuple[str, ...]]
-    #: The face-down stock, in the order it will be reshuffled from (its order is never used).
+    #: The face-down stock; its order never matters, since it is reshuffled before use.
     stock: tuple[str, ...]
     #: The face-up trump cards of the stage: one, or two in stage 5.
     trump_cards: tuple[str, ...]
