@@ -26,7 +26,11 @@ class BadReply(ValueError):
 
 
 def start_message(
-    game_id: str, seat: int, options: Mapping[str, Any], decision_seconds: float
+    game_id: str,
+    seat: int,
+    options: Mapping[str, Any],
+    decision_seconds: float,
+    time_bank_seconds: float = 0.0,
 ) -> Message:
     return {
         "type": "start",
@@ -34,7 +38,7 @@ def start_message(
         "game": game_id,
         "seat": seat,
         "options": dict(options),
-        "limits": {"decision_seconds": decision_seconds},
+        "limits": {"decision_seconds": decision_seconds, "time_bank_seconds": time_bank_seconds},
     }
 
 

@@ -15,6 +15,7 @@ through the same ``Connection`` interface.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import enum
 import random
 import traceback
@@ -64,13 +65,20 @@ class FinishReason(enum.Enum):
 
 @dataclass(frozen=True)
 class Limits:
+    """A bot's time: each decision gets ``decision_seconds``; time beyond that is drawn from
+    its ``time_bank_seconds`` for the whole match (as Kaggle's overage time); an empty bank
+    and a spent decision limit is a timeout."""
+
     decision_seconds: float = 1.0
     #: From spawning a bot to its ``ready``: Python itself takes ~11 ms to start.
     start_seconds: float = 5.0
+    time_bank_seconds: float = 0.0
 
     def __post_init__(self) -> None:
         if not (self.decision_seconds > 0 and self.start_seconds > 0):
             raise ValueError(f"time limits must be positive, got {self}")
+        if self.time_bank_seconds < 0:
+            raise ValueError(f"the time bank cannot be negative, got {self}")
 
 
 @dataclass(frozen=True)
@@ -87,6 +95,10 @@ class MatchResult:
     reason: FinishReason
     decisions: int
     forfeit: Forfeit | None = None
+    #: What each seat's bot wrote to stderr during the match, capped (``BotProcess``).
+    stderr: tuple[str, str] = ("", "")
+    #: Seconds left in each seat's time bank at the end.
+    time_bank_left: tuple[float, float] = (0.0, 0.0)
 
 
 class Connection(Protocol):
@@ -106,6 +118,9 @@ class Connection(Protocol):
     def close(self) -> None: ...
 
     def stderr_tail(self) -> str: ...
+
+    def stderr_capture(self) -> str:
+        """Everything kept of the bot's stderr for its author; complete once closed."""
 
 
 @dataclass(frozen=True)
@@ -169,6 +184,7 @@ class _Match:
         self.limits, self.emit = limits, emit
         self.decisions = 0
         self.shuffles_emitted = 0
+        self.bank = [limits.time_bank_seconds, limits.time_bank_seconds]
 
     def run(self) -> MatchResult:
         try:
@@ -181,12 +197,19 @@ class _Match:
             result = self._forfeit(forfeited.forfeit)
         finally:
             self._close_all()
-        return result
+        stderr = tuple(connection.stderr_capture() for connection in self.connections)
+        return dataclasses.replace(
+            result, stderr=stderr, time_bank_left=(self.bank[0], self.bank[1])
+        )
 
     def _start_bots(self) -> None:
         for seat, connection in enumerate(self.connections):
             message = start_message(
-                self.game.id, seat, self.state.options, self.limits.decision_seconds
+                self.game.id,
+                seat,
+                self.state.options,
+                self.limits.decision_seconds,
+                self.limits.time_bank_seconds,
             )
             with self._forfeit_on_failure(seat, starting=True):
                 connection.open(message)
@@ -198,10 +221,12 @@ class _Match:
     def _play_one_decision(self) -> None:
         seat = self.state.to_play
         observation = self.game.observation(self.state, seat)
-        message = decide_message(self.decisions + 1, observation, self.limits.decision_seconds)
+        allowed = self.limits.decision_seconds + self.bank[seat]
+        message = decide_message(self.decisions + 1, observation, round(allowed, 6))
         with self._forfeit_on_failure(seat, starting=False):
-            reply, seconds = self.connections[seat].decide(message, self.limits.decision_seconds)
+            reply, seconds = self.connections[seat].decide(message, allowed)
             action = action_of(reply)
+        self._draw_from_bank(seat, seconds)
         try:
             self.state = self.game.apply(self.state, action)
         except IllegalAction as error:
@@ -209,6 +234,11 @@ class _Match:
         self.decisions += 1
         self.emit("decision", {"seat": seat, "action": action, "think_us": round(seconds * 1e6)})
         self._emit_new_shuffles()
+
+    def _draw_from_bank(self, seat: int, seconds: float) -> None:
+        overtime = seconds - self.limits.decision_seconds
+        if overtime > 0:
+            self.bank[seat] = max(0.0, self.bank[seat] - overtime)
 
     def _emit_new_shuffles(self) -> None:
         orders = self.state.orders
@@ -224,7 +254,15 @@ class _Match:
         except (BotError, BadReply) as error:
             reason = ForfeitReason.START_FAILED if starting else _reason_for(error)
             detail = _detail(error, reason, self.connections[seat])
+            if reason is ForfeitReason.TIMEOUT:
+                detail = f"{detail}\n({self._time_allowed(seat)})"
             raise _Forfeited(Forfeit(seat, reason, detail)) from None
+
+    def _time_allowed(self, seat: int) -> str:
+        return (
+            f"limits: {self.limits.decision_seconds:g} s per decision, "
+            f"{self.bank[seat]:.3f} s left in the time bank of {self.limits.time_bank_seconds:g} s"
+        )
 
     def _forfeit(self, forfeit: Forfeit) -> MatchResult:
         self.emit(
@@ -293,6 +331,9 @@ class ProcessConnection:
     def stderr_tail(self) -> str:
         return "" if self._process is None else self._process.stderr_tail()
 
+    def stderr_capture(self) -> str:
+        return "" if self._process is None else self._process.stderr_capture()
+
 
 class StrategyConnection:
     """A strategy in this process behind the ``Connection`` interface."""
@@ -327,4 +368,7 @@ class StrategyConnection:
         pass
 
     def stderr_tail(self) -> str:
+        return self._error
+
+    def stderr_capture(self) -> str:
         return self._error

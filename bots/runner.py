@@ -24,7 +24,7 @@ import select
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import monotonic
@@ -39,6 +39,10 @@ BOT_ENVIRONMENT: Mapping[str, str] = {"PATH": "/usr/local/bin:/usr/bin:/bin", "L
 #: Set in every bot's environment with a per-process value, to recognise its descendants.
 TOKEN_VARIABLE = "BAIZE_BOT_TOKEN"
 STDERR_TAIL_BYTES = 8 * 1024
+#: How much of the start of a bot's stderr is kept beside the tail, for its author.
+STDERR_HEAD_BYTES = 16 * 1024
+#: A bot writing more than this to stderr in one match is flooding, not logging: it forfeits.
+STDERR_LIMIT_BYTES = 1 << 20
 _READ_CHUNK = 64 * 1024
 _MAX_STDERR_CHUNKS_PER_DRAIN = 16
 _PR_SET_CHILD_SUBREAPER = 36
@@ -53,6 +57,12 @@ class LaunchSpec:
     argv: tuple[str, ...]
     cwd: str
     env: Mapping[str, str] = field(default_factory=lambda: dict(BOT_ENVIRONMENT))
+    #: Descriptors the bot's command needs (the sandbox's seccomp filter); the runner closes
+    #: its own copies once the process started.
+    pass_fds: tuple[int, ...] = ()
+    #: Called once the bot and everything it started is dead and reaped: releases what the
+    #: launcher reserved for this start (the sandbox's uid slot).
+    on_close: Callable[[], None] | None = None
 
 
 class BotLauncher(Protocol):
@@ -120,26 +130,25 @@ class UnsolicitedOutput(BotError):
     """The bot wrote more than the one line it was asked for."""
 
 
+class StderrFlood(BotError):
+    """The bot wrote more to stderr than a match allows."""
+
+
 class BotProcess:
     """One running bot. Not thread-safe: one referee thread talks to it."""
 
-    def __init__(self, spec: LaunchSpec) -> None:
+    def __init__(self, spec: LaunchSpec, *, stderr_limit: int = STDERR_LIMIT_BYTES) -> None:
         become_child_subreaper()
         self._token = secrets.token_hex(8)
+        self._on_close = spec.on_close
         try:
-            self._process = subprocess.Popen(
-                spec.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                bufsize=0,
-                cwd=spec.cwd,
-                env={**spec.env, TOKEN_VARIABLE: self._token},
-                close_fds=True,
-                start_new_session=True,
-            )
+            self._process = self._spawn(spec)
         except OSError as error:
+            self._release()
             raise BotExited(f"could not start {spec.argv[0]!r}: {error}") from None
+        finally:
+            for fd in spec.pass_fds:
+                os.close(fd)
         self.pid = self._process.pid
         self._stdin = self._process.stdin.fileno()
         self._stdout = self._process.stdout.fileno()
@@ -150,8 +159,25 @@ class BotProcess:
         self._poller.register(self._stdout, select.POLLIN)
         self._poller.register(self._stderr, select.POLLIN)
         self._buffer = bytearray()
+        self._stderr_head = b""
         self._stderr_tail = b""
+        self._stderr_bytes = 0
+        self._stderr_limit = stderr_limit
         self._closed = False
+
+    def _spawn(self, spec: LaunchSpec) -> subprocess.Popen:
+        return subprocess.Popen(
+            spec.argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+            cwd=spec.cwd,
+            env={**spec.env, TOKEN_VARIABLE: self._token},
+            close_fds=True,
+            pass_fds=spec.pass_fds,
+            start_new_session=True,
+        )
 
     def send(self, line: bytes, timeout: float) -> None:
         """Write ``line`` whole within ``timeout`` seconds."""
@@ -179,6 +205,16 @@ class BotProcess:
         self._drain_stderr()
         return self._stderr_tail.decode("utf-8", errors="replace")
 
+    def stderr_capture(self) -> str:
+        """What the bot wrote to stderr, capped: its start and its end, with the gap marked."""
+        self._drain_stderr()
+        skipped = self._stderr_bytes - len(self._stderr_head) - len(self._stderr_tail)
+        if skipped <= 0:
+            kept = self._stderr_head + self._stderr_tail[-skipped:]
+            return kept.decode("utf-8", errors="replace")
+        gap = f"\n[... {skipped} bytes not kept ...]\n".encode()
+        return (self._stderr_head + gap + self._stderr_tail).decode("utf-8", errors="replace")
+
     def close(self) -> None:
         """Kill the bot and everything it started, reap them, release the pipes. Idempotent."""
         if self._closed:
@@ -188,10 +224,16 @@ class BotProcess:
             os.killpg(self.pid, signal.SIGKILL)
         self._process.wait()
         sweep_orphans(session=self.pid, token=self._token)
+        self._release()
         self._drain_stderr()
         self._stop_reading_stderr()
         for stream in (self._process.stdin, self._process.stdout, self._process.stderr):
             stream.close()
+
+    def _release(self) -> None:
+        on_close, self._on_close = self._on_close, None
+        if on_close is not None:
+            on_close()
 
     def __enter__(self) -> BotProcess:
         return self
@@ -245,6 +287,10 @@ class BotProcess:
         for fd, _ in self._poller.poll(math.ceil(remaining * 1000)):
             if fd != self._stdout:
                 self._drain_stderr()
+                if self._stderr_bytes > self._stderr_limit:
+                    raise StderrFlood(
+                        f"the bot wrote more than {self._stderr_limit} bytes to stderr"
+                    )
                 continue
             chunk = os.read(fd, _READ_CHUNK)
             if not chunk:
@@ -263,7 +309,14 @@ class BotProcess:
             if not chunk:
                 self._stop_reading_stderr()
                 return
-            self._stderr_tail = (self._stderr_tail + chunk)[-STDERR_TAIL_BYTES:]
+            self._keep_stderr(chunk)
+
+    def _keep_stderr(self, chunk: bytes) -> None:
+        room = STDERR_HEAD_BYTES - len(self._stderr_head)
+        if room > 0:
+            self._stderr_head += chunk[:room]
+        self._stderr_bytes += len(chunk)
+        self._stderr_tail = (self._stderr_tail + chunk)[-STDERR_TAIL_BYTES:]
 
     def _stop_reading_stderr(self) -> None:
         if self._stderr is not None:

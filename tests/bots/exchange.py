@@ -52,6 +52,9 @@ class RecordingConnection:
     def stderr_tail(self) -> str:
         return self.inner.stderr_tail()
 
+    def stderr_capture(self) -> str:
+        return self.inner.stderr_capture()
+
     def note(self, direction: str, message: Message) -> None:
         self.transcript.append(f"{self.seat}{direction} {encode(message).decode().rstrip()}")
 

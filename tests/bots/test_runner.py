@@ -12,6 +12,7 @@ import pytest
 from bots.protocol import MAX_LINE_BYTES
 from bots.runner import (
     BOT_ENVIRONMENT,
+    STDERR_HEAD_BYTES,
     STDERR_TAIL_BYTES,
     BotExited,
     BotProcess,
@@ -20,6 +21,7 @@ from bots.runner import (
     LaunchSpec,
     LineTooLong,
     ScriptLauncher,
+    StderrFlood,
     UnsolicitedOutput,
     describe_exit,
     pinned_to_cpu,
@@ -108,13 +110,74 @@ def test_a_bot_writing_a_lot_to_stderr_in_its_turn_is_not_blocked():
         "sys.stderr.flush()\n"
         "print('reply', flush=True)\n"
     )
-    with BotProcess(program(source)) as bot:
+    with BotProcess(program(source), stderr_limit=1 << 30) as bot:
         assert bot.request(b"go\n", timeout=20)[0] == b"reply"
+
+
+def test_a_bot_flooding_stderr_past_the_match_allowance_is_stopped_at_once():
+    source = "import sys\nwhile True:\n    sys.stderr.write('spam' * 4096)\n"
+    bot = BotProcess(program(source), stderr_limit=1 << 20)
+    with bot, pytest.raises(StderrFlood, match="more than 1048576 bytes"):
+        bot.request(b"go\n", timeout=60)
+
+
+def test_the_stderr_capture_keeps_the_start_and_the_end_and_marks_the_gap():
+    source = (
+        "import sys\n"
+        "sys.stderr.write('FIRST' + 'a' * 100000 + 'LAST')\n"
+        "sys.stderr.flush()\n"
+        "print('done', flush=True)\n"
+    )
+    with BotProcess(program(source)) as bot:
+        bot.receive(timeout=5)
+    capture = bot.stderr_capture()
+    assert capture.startswith("FIRST")
+    assert capture.endswith("LAST")
+    skipped = 100009 - STDERR_HEAD_BYTES - STDERR_TAIL_BYTES
+    assert f"[... {skipped} bytes not kept ...]" in capture
+
+
+def test_a_short_stderr_is_captured_whole_without_a_gap():
+    source = "import sys; sys.stderr.write('x' * 20000 + 'END'); sys.stderr.flush(); input()"
+    bot = BotProcess(program(source))
+    with pytest.raises(BotTimedOut):
+        bot.receive(timeout=0.3)
+    bot.close()
+    assert bot.stderr_capture() == "x" * 20000 + "END"
+
+
+def test_descriptors_for_the_bot_reach_it_and_the_close_hook_runs_once(tmp_path):
+    released = []
+    read_end, write_end = os.pipe()
+    os.write(write_end, b"through the descriptor\n")
+    os.close(write_end)
+    source = f"import os; print(os.read({read_end}, 100).decode().strip(), flush=True); input()"
+    spec = LaunchSpec(
+        (sys.executable, "-I", "-S", "-B", "-c", source),
+        cwd="/",
+        pass_fds=(read_end,),
+        on_close=lambda: released.append(True),
+    )
+    bot = BotProcess(spec)
+    assert bot.receive(timeout=5) == b"through the descriptor"
+    bot.close()
+    bot.close()
+    assert released == [True]
+    with pytest.raises(OSError):
+        os.fstat(read_end)  # the runner closed its copy right after the start
+
+
+def test_the_close_hook_runs_even_when_the_program_cannot_start():
+    released = []
+    spec = LaunchSpec(("/nonexistent/python",), cwd="/", on_close=lambda: released.append(1))
+    with pytest.raises(BotExited):
+        BotProcess(spec)
+    assert released == [1]
 
 
 def test_a_bot_writing_to_stderr_without_end_still_times_out():
     source = "import sys\nwhile True:\n    sys.stderr.write('spam' * 4096)\n"
-    with BotProcess(program(source)) as bot, pytest.raises(BotTimedOut):
+    with BotProcess(program(source), stderr_limit=1 << 40) as bot, pytest.raises(BotTimedOut):
         bot.request(b"go\n", timeout=0.3)
 
 
