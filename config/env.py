@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import TypeVar
 
 from django.core.exceptions import ImproperlyConfigured
+
+N = TypeVar("N", int, float)
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -26,26 +30,21 @@ def env_bool(name: str, default: bool) -> bool:
 
 
 def env_float(name: str, default: float, *, minimum: float = 0.0) -> float:
-    raw = os.environ.get(name)
-    if raw is None:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name} must be a number, got {raw!r}") from None
-    if value < minimum:
-        raise ImproperlyConfigured(f"{name} must be at least {minimum}, got {raw!r}")
-    return value
+    return _env_number(name, default, float, "a number", minimum)
 
 
 def env_int(name: str, default: int, *, minimum: int = 0) -> int:
+    return _env_number(name, default, int, "an integer", minimum)
+
+
+def _env_number(name: str, default: N, parse: Callable[[str], N], kind: str, minimum: N) -> N:
     raw = os.environ.get(name)
     if raw is None:
         return default
     try:
-        value = int(raw)
+        value = parse(raw)
     except ValueError:
-        raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from None
+        raise ImproperlyConfigured(f"{name} must be {kind}, got {raw!r}") from None
     if value < minimum:
         raise ImproperlyConfigured(f"{name} must be at least {minimum}, got {raw!r}")
     return value
