@@ -133,3 +133,44 @@ LOGGING = {
 
 #: Seconds a worker's claim on a running match lasts (a live runner renews it).
 BAIZE_MATCH_LEASE_SECONDS = env_int("BAIZE_MATCH_LEASE_SECONDS", 600, minimum=10)
+
+# --- Bot authors (bots/): accounts and tokens, uploads, validation, the sandbox -------------
+INSTALLED_APPS += ["rest_framework.authtoken"]
+REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"] = [
+    "rest_framework.authentication.TokenAuthentication",
+    "rest_framework.authentication.SessionAuthentication",
+]
+#: Scoped throttles (DRF rate strings such as "10/hour"), counted in the default cache.
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
+    "sign_up": env_str("BAIZE_SIGN_UP_RATE", "10/hour"),
+    "token": env_str("BAIZE_TOKEN_RATE", "30/hour"),
+    "upload": env_str("BAIZE_UPLOAD_RATE", "30/hour"),
+}
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+#: Seconds of overtime each bot may spend over a whole match beyond the per-decision limit.
+BAIZE_TIME_BANK_SECONDS = env_float("BAIZE_TIME_BANK_SECONDS", 10.0)
+#: Uploaded code, content-addressed: <dir>/<sha256>/bot.py.
+BAIZE_BOT_CODE_DIR = Path(env_str("BAIZE_BOT_CODE_DIR", str(VAR_DIR / "bots")))
+BAIZE_UPLOAD_MAX_BYTES = env_int("BAIZE_UPLOAD_MAX_BYTES", 1 << 20, minimum=1024)
+BAIZE_UPLOAD_MAX_UNPACKED_BYTES = env_int("BAIZE_UPLOAD_MAX_UNPACKED_BYTES", 8 << 20, minimum=1024)
+BAIZE_UPLOAD_MAX_FILES = env_int("BAIZE_UPLOAD_MAX_FILES", 100, minimum=1)
+#: Locks of the uid slots, the seccomp filter and the probe bot.
+BAIZE_SANDBOX_DIR = Path(env_str("BAIZE_SANDBOX_DIR", str(VAR_DIR / "sandbox")))
+#: The interpreter of sandboxed bots: outside any home folder, so the slot uids can run it.
+BAIZE_SANDBOX_PYTHON = env_str("BAIZE_SANDBOX_PYTHON", "/usr/bin/python3")
+BAIZE_SANDBOX_UID_BASE = env_int("BAIZE_SANDBOX_UID_BASE", 2_000_000, minimum=65536)
+BAIZE_SANDBOX_SLOTS = env_int("BAIZE_SANDBOX_SLOTS", 64, minimum=2)
+#: Defaults of bots.sandbox.SandboxLimits; a tournament may override each.
+BAIZE_SANDBOX_LIMITS = {
+    "memory_bytes": env_int("BAIZE_SANDBOX_MEMORY_MB", 512, minimum=64) << 20,
+    "cpu_seconds": env_int("BAIZE_SANDBOX_CPU_SECONDS", 60, minimum=1),
+    "processes": env_int("BAIZE_SANDBOX_PROCESSES", 32, minimum=4),
+    "file_bytes": env_int("BAIZE_SANDBOX_FILE_MB", 16, minimum=1) << 20,
+    "open_files": env_int("BAIZE_SANDBOX_OPEN_FILES", 64, minimum=16),
+    "tmp_bytes": env_int("BAIZE_SANDBOX_TMP_MB", 16, minimum=1) << 20,
+}

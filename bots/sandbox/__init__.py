@@ -1,0 +1,60 @@
+"""The sandbox for uploaded bots: another launcher for the runner (``bots.runner``).
+
+``current_sandbox()`` probes this machine once per process (``probe.py``) and is what the
+rest of Baize uses; ``Sandbox.launcher(code_dir)`` gives a ``BotLauncher`` for the referee.
+The layers and the traps they avoid are in ``shared/SANDBOX.md`` and ``launcher.py``.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+
+from .launcher import SandboxConfig, SandboxLauncher, SandboxLimits, SandboxUnsafe
+from .probe import SAFE_LEVEL, Sandbox, SandboxLevel, SandboxReport, probe_sandbox
+from .slots import NoFreeSlot
+
+__all__ = [
+    "SAFE_LEVEL",
+    "NoFreeSlot",
+    "Sandbox",
+    "SandboxConfig",
+    "SandboxLauncher",
+    "SandboxLevel",
+    "SandboxLimits",
+    "SandboxReport",
+    "SandboxUnsafe",
+    "current_sandbox",
+    "sandbox_config",
+    "sandbox_limits",
+]
+
+logger = logging.getLogger(__name__)
+
+
+def sandbox_limits(**overrides: int) -> SandboxLimits:
+    """The limits from settings, with per-tournament ``overrides`` (``SandboxLimits`` fields)."""
+    from django.conf import settings
+
+    return SandboxLimits(**{**settings.BAIZE_SANDBOX_LIMITS, **overrides})
+
+
+def sandbox_config() -> SandboxConfig:
+    from django.conf import settings
+
+    return SandboxConfig(
+        state_dir=settings.BAIZE_SANDBOX_DIR,
+        python=settings.BAIZE_SANDBOX_PYTHON,
+        uid_base=settings.BAIZE_SANDBOX_UID_BASE,
+        slots=settings.BAIZE_SANDBOX_SLOTS,
+        limits=sandbox_limits(),
+    )
+
+
+@functools.cache
+def current_sandbox() -> Sandbox:
+    """This machine's sandbox, probed on first use and logged with its level."""
+    sandbox = probe_sandbox(sandbox_config())
+    log = logger.info if sandbox.report.safe else logger.warning
+    log("%s", sandbox.report.describe())
+    return sandbox

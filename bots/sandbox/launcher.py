@@ -1,0 +1,190 @@
+"""The sandbox launcher: the command that wraps one bot in every layer of the sandbox.
+
+In order (``shared/SANDBOX.md``, "A layered design"): ``setpriv`` switches to the slot's
+unprivileged uid with the parent-death signal set to KILL; ``prlimit`` sets the resource
+limits; ``bwrap``, started as that uid (trap 2), unshares every namespace, forbids new user
+namespaces, dies with its parent, shows a read-only minimal filesystem (the interpreter, its
+libraries, the bot's own folder at ``/bot``) with a small private tmpfs, and loads the seccomp
+filter; last ``python -I -S -B``. All of it is argv: no ``preexec_fn`` (trap 3). The runner
+(``bots.runner.BotProcess``) kills the process group and reaps; the slot's release sweeps
+its uid.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..runner import BOT_ENVIRONMENT, LaunchSpec
+from .slots import acquire_slot
+
+if TYPE_CHECKING:
+    from .probe import Sandbox
+
+#: Where the bot's own folder appears inside the sandbox.
+BOT_MOUNT = "/bot"
+#: 512 MiB of address space leaves Python 14 threads with glibc's default arenas, 54 with
+#: two (SANDBOX trap 7).
+SANDBOX_ENVIRONMENT = {**BOT_ENVIRONMENT, "MALLOC_ARENA_MAX": "2"}
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Resource limits of one sandboxed bot for one match (``prlimit`` and the tmpfs size)."""
+
+    memory_bytes: int = 512 << 20
+    cpu_seconds: int = 60
+    processes: int = 32
+    file_bytes: int = 16 << 20
+    open_files: int = 64
+    tmp_bytes: int = 16 << 20
+
+    def __post_init__(self) -> None:
+        for name, value in vars(self).items():
+            if not isinstance(value, int) or value <= 0:
+                raise ValueError(f"sandbox limit {name} must be a positive integer, got {value}")
+
+    def prlimit_options(self) -> tuple[str, ...]:
+        return (
+            f"--cpu={self.cpu_seconds}",
+            f"--as={self.memory_bytes}",
+            f"--nproc={self.processes}",
+            f"--fsize={self.file_bytes}",
+            f"--nofile={self.open_files}",
+            "--core=0",
+        )
+
+
+@dataclass(frozen=True)
+class SandboxConfig:
+    """How this machine runs sandboxed bots: programs, uid range, state folder, limits."""
+
+    state_dir: Path
+    python: str = "/usr/bin/python3"
+    uid_base: int = 2_000_000
+    slots: int = 64
+    limits: SandboxLimits = field(default_factory=SandboxLimits)
+    setpriv: str = "setpriv"
+    prlimit: str = "prlimit"
+    bwrap: str = "bwrap"
+
+    def __post_init__(self) -> None:
+        # Below 65536 live real accounts; a swept uid loses every process it has.
+        if self.uid_base < 65536:
+            raise ValueError(f"the sandbox uid base must be at least 65536, got {self.uid_base}")
+        if self.slots < 1:
+            raise ValueError(f"the sandbox needs at least one slot, got {self.slots}")
+
+    @property
+    def lock_dir(self) -> Path:
+        return self.state_dir / "slots"
+
+    @property
+    def filter_path(self) -> Path:
+        return self.state_dir / "seccomp.bpf"
+
+
+class SandboxUnsafe(RuntimeError):
+    """This machine's sandbox is below the level needed to run untrusted code."""
+
+
+@dataclass(frozen=True)
+class SandboxLauncher:
+    """An untrusted bot: ``python -I -S -B /bot/SCRIPT ARGS`` inside the sandbox.
+
+    ``code_dir`` is bound read-only at ``/bot``; it must be a folder the uploader cannot
+    change (the content-addressed store, ``bots.uploads``).
+    """
+
+    sandbox: Sandbox
+    code_dir: Path
+    script: str = "bot.py"
+    args: tuple[str, ...] = ()
+    limits: SandboxLimits | None = None
+
+    def launch_spec(self) -> LaunchSpec:
+        if not self.sandbox.report.safe:
+            raise SandboxUnsafe(self.sandbox.report.reason)
+        config = self.sandbox.config
+        slot = acquire_slot(config.lock_dir, config.uid_base, config.slots)
+        try:
+            filter_fd = os.open(config.filter_path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            slot.release()
+            raise
+        argv = self.sandbox.command(
+            slot, self.code_dir, (self.script, *self.args), self.limits, filter_fd=filter_fd
+        )
+        return LaunchSpec(
+            argv, cwd="/", env=SANDBOX_ENVIRONMENT, pass_fds=(filter_fd,), on_close=slot.release
+        )
+
+    def __str__(self) -> str:
+        return f"sandbox:{self.code_dir.name}/{self.script}"
+
+
+def sandbox_argv(
+    config: SandboxConfig,
+    mounts: Sequence[str],
+    symlinks: Sequence[tuple[str, str]],
+    interpreter: str,
+    *,
+    uid: int,
+    code_dir: Path,
+    script_and_args: Sequence[str],
+    limits: SandboxLimits,
+    filter_fd: int | None,
+    namespaces: bool = True,
+) -> tuple[str, ...]:
+    """The whole command line; ``namespaces=False`` (probing only) leaves out bubblewrap."""
+    privileges = (
+        config.setpriv,
+        f"--reuid={uid}",
+        f"--regid={uid}",
+        "--clear-groups",
+        "--pdeathsig=KILL",
+        "--",
+    )
+    resources = (config.prlimit, *limits.prlimit_options(), "--")
+    script, *args = script_and_args
+    if not namespaces:
+        python = (interpreter, "-I", "-S", "-B", str(code_dir / script), *args)
+        return (*privileges, *resources, *python)
+    python = (interpreter, "-I", "-S", "-B", f"{BOT_MOUNT}/{script}", *args)
+    return (
+        *privileges,
+        *resources,
+        *_bwrap_options(config, mounts, symlinks, code_dir, limits, filter_fd),
+        "--",
+        *python,
+    )
+
+
+def _bwrap_options(
+    config: SandboxConfig,
+    mounts: Sequence[str],
+    symlinks: Sequence[tuple[str, str]],
+    code_dir: Path,
+    limits: SandboxLimits,
+    filter_fd: int | None,
+) -> tuple[str, ...]:
+    options = [
+        config.bwrap,
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--die-with-parent",
+    ]
+    for path in mounts:
+        options += ["--ro-bind", path, path]
+    for target, link in symlinks:
+        options += ["--symlink", target, link]
+    options += ["--ro-bind", str(code_dir), BOT_MOUNT]
+    options += ["--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
+    options += ["--proc", "/proc", "--dev", "/dev", "--chdir", BOT_MOUNT]
+    if filter_fd is not None:
+        options += ["--seccomp", str(filter_fd)]
+    return tuple(options)

@@ -1,0 +1,303 @@
+"""Which sandbox layers work on this machine, and the level they add up to.
+
+``probe_sandbox`` surveys the bots' interpreter (what it must see inside), writes the seccomp
+filter, then starts a small probe bot through the real sandbox command and reads what it
+observes from the inside: its uid and process limit, its pid (1-3 in a PID namespace),
+whether ``/etc/passwd`` is visible, whether ``socket()`` is refused. When the full command
+fails it retries with fewer layers to name the one that is missing. Only ``FULL`` runs
+untrusted code; the Landlock fallback of ``shared/SANDBOX.md`` (for hosts without user
+namespaces) is not built, so such a host reports ``LIMITS`` and refuses uploads.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .launcher import (
+    SANDBOX_ENVIRONMENT,
+    SandboxConfig,
+    SandboxLauncher,
+    SandboxLimits,
+    sandbox_argv,
+)
+from .seccomp import SeccompUnsupported, filter_program
+from .slots import NoFreeSlot, Slot, acquire_slot
+
+PROBE_SECONDS = 10.0
+#: Directories of the dynamic loader on a merged-/usr system, bound when they are real dirs.
+LOADER_DIRS = ("/usr/lib64", "/lib64")
+ROOT_LINKS = ("bin", "lib", "lib64", "sbin")
+
+_SURVEY = (
+    "import sys, sysconfig\n"
+    "print(sysconfig.get_path('stdlib'))\n"
+    "for line in open('/proc/self/maps'):\n"
+    "    path = line.split()[-1]\n"
+    "    if '.so' in path:\n"
+    "        print(path.rsplit('/', 1)[0])\n"
+)
+PROBE_BOT = """\
+import errno, json, os, resource, socket
+try:
+    socket.socket()
+    refused = "allowed"
+except OSError as error:
+    refused = errno.errorcode.get(error.errno, str(error.errno))
+print(json.dumps({
+    "uid": os.getuid(),
+    "pid": os.getpid(),
+    "socket": refused,
+    "sees_passwd": os.path.exists("/etc/passwd"),
+    "nproc": resource.getrlimit(resource.RLIMIT_NPROC)[0],
+}))
+"""
+
+
+class SandboxLevel(enum.IntEnum):
+    NONE = 0
+    #: Own uid, resource limits, parent-death signal; no namespaces, no filter.
+    LIMITS = 1
+    #: And bubblewrap's namespaces and read-only filesystem; no seccomp filter.
+    NAMESPACES = 2
+    #: Every layer, the seccomp filter included.
+    FULL = 3
+
+
+SAFE_LEVEL = SandboxLevel.FULL
+
+
+@dataclass(frozen=True)
+class SandboxReport:
+    level: SandboxLevel
+    #: Layer name -> "ok" or why it does not work here.
+    layers: dict[str, str]
+
+    @property
+    def safe(self) -> bool:
+        return self.level >= SAFE_LEVEL
+
+    @property
+    def reason(self) -> str:
+        """Why untrusted code is refused; empty when it is not."""
+        if self.safe:
+            return ""
+        missing = "; ".join(f"{name}: {why}" for name, why in self.layers.items() if why != "ok")
+        level, safe = self.level.name.lower(), SAFE_LEVEL.name.lower()
+        return f"sandbox level {level} is below {safe} ({missing})"
+
+    def describe(self) -> str:
+        lines = [f"sandbox level: {self.level.name.lower()}"]
+        lines += [f"  {name}: {why}" for name, why in self.layers.items()]
+        if not self.safe:
+            lines.append(f"uploaded bots are refused: {self.reason}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """The sandbox as probed on this machine: how to wrap a bot, and how safe it is."""
+
+    config: SandboxConfig
+    report: SandboxReport
+    interpreter: str = ""
+    mounts: tuple[str, ...] = ()
+    symlinks: tuple[tuple[str, str], ...] = field(default=())
+
+    def launcher(
+        self,
+        code_dir: Path,
+        script: str = "bot.py",
+        args: tuple[str, ...] = (),
+        limits: SandboxLimits | None = None,
+    ) -> SandboxLauncher:
+        return SandboxLauncher(self, Path(code_dir), script, args, limits)
+
+    def command(
+        self,
+        slot: Slot,
+        code_dir: Path,
+        script_and_args: Sequence[str],
+        limits: SandboxLimits | None,
+        *,
+        filter_fd: int | None,
+        namespaces: bool = True,
+    ) -> tuple[str, ...]:
+        return sandbox_argv(
+            self.config,
+            self.mounts,
+            self.symlinks,
+            self.interpreter,
+            uid=slot.uid,
+            code_dir=code_dir,
+            script_and_args=script_and_args,
+            limits=limits or self.config.limits,
+            filter_fd=filter_fd,
+            namespaces=namespaces,
+        )
+
+
+def probe_sandbox(config: SandboxConfig) -> Sandbox:
+    """Survey, write the filter, run the probe bot; the sandbox with its level."""
+    layers: dict[str, str] = {}
+    layers["uid"] = _check_uid_switch(config)
+    interpreter, mounts, layers["python"] = _survey_interpreter(config.python)
+    layers["seccomp"] = _write_filter(config.filter_path)
+    layers["namespaces"] = "ok" if shutil.which(config.bwrap) else f"{config.bwrap} not found"
+    sandbox = Sandbox(
+        config, SandboxReport(SandboxLevel.NONE, layers), interpreter, mounts, _root_links()
+    )
+    if layers["uid"] != "ok" or layers["python"] != "ok":
+        return sandbox
+    level = _run_probes(sandbox, layers)
+    return Sandbox(config, SandboxReport(level, layers), interpreter, mounts, sandbox.symlinks)
+
+
+def _check_uid_switch(config: SandboxConfig) -> str:
+    if os.geteuid() != 0:
+        return "the runner is not root, so it cannot switch each bot to its own uid"
+    for program in (config.setpriv, config.prlimit):
+        if not shutil.which(program):
+            return f"{program} not found (util-linux)"
+    return "ok"
+
+
+def _survey_interpreter(python: str) -> tuple[str, tuple[str, ...], str]:
+    """The interpreter's real path, the folders it needs to see, and "ok" or a reason."""
+    interpreter = os.path.realpath(python)
+    try:
+        survey = subprocess.run(
+            (interpreter, "-I", "-S", "-B", "-c", _SURVEY),
+            capture_output=True,
+            text=True,
+            timeout=PROBE_SECONDS,
+            check=True,
+        )
+    except (OSError, subprocess.SubprocessError) as error:
+        return interpreter, (), f"the bots' interpreter {python} does not run: {error}"
+    stdlib, *library_dirs = survey.stdout.split()
+    loader_dirs = [d for d in LOADER_DIRS if os.path.isdir(d) and not os.path.islink(d)]
+    mounts = (interpreter, stdlib, *sorted(set(library_dirs)), *loader_dirs)
+    return interpreter, tuple(dict.fromkeys(mounts)), "ok"
+
+
+def _root_links() -> tuple[tuple[str, str], ...]:
+    """The merged-/usr symlinks at the root (``/lib -> usr/lib``), recreated inside."""
+    links = []
+    for name in ROOT_LINKS:
+        path = Path("/") / name
+        if path.is_symlink():
+            links.append((os.readlink(path), str(path)))
+    return tuple(links)
+
+
+def _write_filter(path: Path) -> str:
+    try:
+        program = filter_program()
+    except SeccompUnsupported as error:
+        return str(error)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_bytes(program)
+    partial.replace(path)  # atomic: a concurrent probe never reads half a filter
+    return "ok"
+
+
+def _run_probes(sandbox: Sandbox, layers: dict[str, str]) -> SandboxLevel:
+    """Run the probe bot with all layers, then fewer, until one works; name what failed."""
+    config = sandbox.config
+    code_dir = _probe_bot_dir(config.state_dir)
+    use_filter = layers["seccomp"] == "ok"
+    use_namespaces = layers["namespaces"] == "ok"
+    seen, error = _probe_run(sandbox, code_dir, use_filter, use_namespaces)
+    if seen is None and use_namespaces and use_filter:
+        layers["seccomp"] = f"bubblewrap did not load the filter: {error}"
+        use_filter = False
+        seen, error = _probe_run(sandbox, code_dir, use_filter, use_namespaces)
+    if seen is None and use_namespaces:
+        layers["namespaces"] = f"bubblewrap failed: {error}"
+        use_filter = use_namespaces = False
+        seen, error = _probe_run(sandbox, code_dir, use_filter, use_namespaces)
+    if seen is None:
+        layers["uid"] = f"the probe bot did not run: {error}"
+        return SandboxLevel.NONE
+    return _judge(seen, layers, config, use_filter, use_namespaces)
+
+
+def _judge(
+    seen: dict,
+    layers: dict[str, str],
+    config: SandboxConfig,
+    use_filter: bool,
+    use_namespaces: bool,
+) -> SandboxLevel:
+    """The level that what the probe bot saw from the inside proves."""
+    if seen["uid"] < config.uid_base or seen["nproc"] != config.limits.processes:
+        layers["uid"] = f"the probe ran as uid {seen['uid']} with nproc {seen['nproc']}"
+        return SandboxLevel.NONE
+    if not use_namespaces:
+        return SandboxLevel.LIMITS
+    if seen["pid"] > 3 or seen["sees_passwd"]:
+        layers["namespaces"] = "the probe bot saw the host's processes or files"
+        return SandboxLevel.LIMITS
+    if not use_filter:
+        return SandboxLevel.NAMESPACES
+    if seen["socket"] != "EPERM":
+        layers["seccomp"] = f"socket() inside the sandbox gave {seen['socket']}, not EPERM"
+        return SandboxLevel.NAMESPACES
+    return SandboxLevel.FULL
+
+
+def _probe_bot_dir(state_dir: Path) -> Path:
+    """A folder holding the probe bot, readable by the slot uids."""
+    code_dir = state_dir / "probe"
+    code_dir.mkdir(parents=True, exist_ok=True)
+    code_dir.chmod(0o755)
+    script = code_dir / "bot.py"
+    if not script.exists() or script.read_text() != PROBE_BOT:
+        partial = code_dir / f".bot.{os.getpid()}.tmp"
+        partial.write_text(PROBE_BOT)
+        partial.chmod(0o644)
+        partial.replace(script)
+    return code_dir
+
+
+def _probe_run(
+    sandbox: Sandbox, code_dir: Path, use_filter: bool, use_namespaces: bool
+) -> tuple[dict | None, str]:
+    """What the probe bot reported, or None and why it did not."""
+    config = sandbox.config
+    try:
+        slot = acquire_slot(config.lock_dir, config.uid_base, config.slots)
+    except (NoFreeSlot, OSError) as error:
+        return None, str(error)
+    filter_fd = os.open(config.filter_path, os.O_RDONLY | os.O_CLOEXEC) if use_filter else None
+    argv = sandbox.command(
+        slot, code_dir, ("bot.py",), None, filter_fd=filter_fd, namespaces=use_namespaces
+    )
+    try:
+        run = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=PROBE_SECONDS,
+            cwd="/",
+            env=dict(SANDBOX_ENVIRONMENT),
+            pass_fds=() if filter_fd is None else (filter_fd,),
+        )
+    except (OSError, subprocess.SubprocessError) as error:
+        return None, str(error)
+    finally:
+        if filter_fd is not None:
+            os.close(filter_fd)
+        slot.release()
+    try:
+        return json.loads(run.stdout), ""
+    except ValueError:
+        return None, (run.stderr.strip() or f"exit status {run.returncode}")[-500:]
