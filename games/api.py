@@ -82,6 +82,7 @@ class MatchStateApi(APIView):
             "scores": state.scores,
             "winner": state.winner,
             "last_decision": decisions[step - 1] if step else None,
+            "public": position.public,
             # Hidden cards stay hidden while the match runs; afterwards every hand is shown.
             "observations": {str(seat): obs for seat, obs in enumerate(position.observations)}
             if finished

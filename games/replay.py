@@ -91,6 +91,17 @@ class Position:
     state: State
     observations: list[dict[str, Any]]
 
+    @property
+    def public(self) -> dict[str, Any]:
+        """What both seats see alike, plus each seat's hand size: a spectator's view.
+
+        A field that differs between the two observations holds something one seat knows
+        and the other does not (a hand, a card seen while drawing), so it is left out whole.
+        """
+        first, second = self.observations
+        shared = {key: value for key, value in first.items() if second.get(key) == value}
+        return {**shared, "hand_sizes": [len(first["hand"]), len(second["hand"])]}
+
 
 class ReplayError(ValueError):
     """The log cannot be folded as far as asked."""

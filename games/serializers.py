@@ -61,6 +61,10 @@ class ReplayStepSerializer(serializers.Serializer):
     scores = serializers.ListField(child=serializers.IntegerField())
     winner = serializers.IntegerField(allow_null=True)
     last_decision = serializers.DictField(allow_null=True)
+    public = serializers.DictField(
+        help_text="What a spectator may see at this step, while the match runs and after:"
+        " the parts of the two observations that are equal, and `hand_sizes`."
+    )
     observations = serializers.DictField(
         allow_null=True,
         help_text="Each seat's observation at this step; only once the match is over.",
