@@ -7,7 +7,7 @@ GAME ?= snag
 # The demo, bench and local server run on the embedded default, where debugging is fine.
 LOCAL := DEBUG=$${DEBUG:-1}
 
-.PHONY: demo test bench strength lint format serve clean
+.PHONY: demo test bench strength lint format serve clean browser-deps load-deps
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,10 +19,18 @@ demo: $(STAMP)
 	$(LOCAL) $(PY) manage.py migrate --no-input -v 0
 	$(LOCAL) $(PY) manage.py demo --game $(GAME)
 
-test: $(STAMP)
+# Debian's Chromium for the browser tests and wrk for the load rows of make bench; idempotent.
+APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y -q
+browser-deps:
+	@command -v chromium >/dev/null || (apt-get update -q && $(APT_INSTALL) chromium)
+
+load-deps:
+	@command -v wrk >/dev/null || (apt-get update -q && $(APT_INSTALL) wrk)
+
+test: $(STAMP) browser-deps
 	$(PY) -m pytest
 
-bench: $(STAMP)
+bench: $(STAMP) load-deps
 	$(LOCAL) $(PY) manage.py migrate --no-input -v 0
 	$(LOCAL) $(PY) manage.py bench
 
