@@ -256,6 +256,8 @@ class _Match:
             detail = _detail(error, reason, self.connections[seat])
             if reason is ForfeitReason.TIMEOUT:
                 detail = f"{detail}\n({self._time_allowed(seat)})"
+                if not starting:
+                    self.bank[seat] = 0.0  # the timed-out decision used all of it
             raise _Forfeited(Forfeit(seat, reason, detail)) from None
 
     def _time_allowed(self, seat: int) -> str:

@@ -1,0 +1,72 @@
+"""Fixtures of the bots tests: the real sandbox (never skipped quietly), a fresh code store,
+fresh throttle counters, and API clients."""
+
+from __future__ import annotations
+
+import os
+import uuid
+
+import pytest
+
+#: Set to 1 on a machine that cannot run the full sandbox, to skip its tests instead of
+#: failing them. CI and ``make test`` never set it: there, a weaker sandbox is a failure.
+ALLOW_NO_SANDBOX = os.environ.get("BAIZE_ALLOW_NO_SANDBOX") == "1"
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "sandbox: needs the full sandbox (fails below it unless BAIZE_ALLOW_NO_SANDBOX=1)",
+    )
+
+
+@pytest.fixture(scope="session")
+def sandbox():
+    """This machine's sandbox, which must be at the safe level."""
+    from bots.sandbox import current_sandbox
+
+    probed = current_sandbox()
+    if not probed.report.safe:
+        message = f"the sandbox is not safe here:\n{probed.report.describe()}"
+        if ALLOW_NO_SANDBOX:
+            pytest.skip(message)
+        pytest.fail(message)
+    return probed
+
+
+@pytest.fixture(autouse=True)
+def _fresh_throttles():
+    from django.core.cache import cache
+
+    cache.clear()
+
+
+@pytest.fixture
+def code_store(settings):
+    """An empty content-addressed store of uploaded code, readable by the sandbox's uids."""
+    store = settings.VAR_DIR / "code-stores" / uuid.uuid4().hex
+    store.mkdir(parents=True)
+    for folder in (store.parent.parent, store.parent, store):
+        folder.chmod(0o755)
+    settings.BAIZE_BOT_CODE_DIR = store
+    return store
+
+
+def stray_sandbox_processes() -> list[int]:
+    """Pids still alive under any sandbox slot uid (zombies excluded)."""
+    from bots.sandbox import sandbox_config
+
+    config = sandbox_config()
+    uids = range(config.uid_base, config.uid_base + config.slots)
+    stray = []
+    for entry in os.scandir("/proc"):
+        try:
+            if not entry.name.isdigit() or entry.stat().st_uid not in uids:
+                continue
+            with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                state = stat.read().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != b"Z":
+            stray.append(int(entry.name))
+    return stray

@@ -1,0 +1,264 @@
+"""The sandbox: its probe, its command, its slots, and a corpus of hostile bots it contains.
+
+Every hostile bot plays a Snag match in the sandbox against the built-in random bot, itself
+sandboxed; each must end with the expected forfeit (or none), its stderr saying why, and no
+process left under any sandbox uid.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from bots.referee import ForfeitReason, Limits, MatchResult, referee_match
+from bots.runner import BUILTIN_DIR, BotProcess
+from bots.sandbox import SandboxLevel, SandboxUnsafe, sandbox_config
+from bots.sandbox.launcher import BOT_MOUNT
+from bots.sandbox.probe import Sandbox, SandboxReport
+from bots.sandbox.slots import NoFreeSlot, acquire_slot
+from games.rules import get_game
+
+from .conftest import stray_sandbox_processes
+
+HOSTILE = Path(__file__).parent / "hostile"
+LIMITS = Limits(decision_seconds=0.5, start_seconds=5.0, time_bank_seconds=0.25)
+
+pytestmark = pytest.mark.sandbox
+
+
+def play_hostile(sandbox: Sandbox, script: str, *args: str) -> MatchResult:
+    """``script`` (under tests/bots/hostile) in seat 0 against sandboxed random in seat 1."""
+    game = get_game("snag")
+    players = [
+        sandbox.launcher(HOSTILE, script=script, args=args),
+        sandbox.launcher(BUILTIN_DIR, script="main.py", args=("random", "7")),
+    ]
+    # Seed 2, one point: the first deal ends the match (docs/bot-protocol.md's example).
+    state = game.new_match(2, {"target": 1})
+    return referee_match(game, state, players, limits=LIMITS, emit=lambda kind, payload: None)
+
+
+def assert_forfeit(result: MatchResult, reason: ForfeitReason, *needles: str) -> None:
+    assert result.forfeit is not None, f"no forfeit; stderr: {result.stderr[0]!r}"
+    assert (result.forfeit.seat, result.forfeit.reason) == (0, reason), result.forfeit
+    assert "LEAKED" not in result.forfeit.detail
+    for needle in needles:
+        assert needle in result.forfeit.detail, result.forfeit.detail
+    assert stray_sandbox_processes() == []
+
+
+def test_this_machine_reaches_the_full_level(sandbox):
+    assert sandbox.report.level is SandboxLevel.FULL
+    assert set(sandbox.report.layers.values()) == {"ok"}
+
+
+def test_the_command_stacks_uid_limits_namespaces_and_the_filter(sandbox):
+    slot = acquire_slot(sandbox.config.lock_dir, sandbox.config.uid_base, sandbox.config.slots)
+    try:
+        argv = sandbox.command(slot, HOSTILE, ("bot.py",), None, filter_fd=5)
+    finally:
+        slot.release()
+    text = " ".join(argv)
+    assert argv[0] == "setpriv" and f"--reuid={slot.uid}" in argv and "--pdeathsig=KILL" in argv
+    assert "prlimit" in argv and "--core=0" in argv and "--nproc=32" in argv
+    for option in ("--unshare-all", "--disable-userns", "--die-with-parent", "--seccomp 5"):
+        assert option in text
+    assert f"--ro-bind {HOSTILE} {BOT_MOUNT}" in text
+    assert argv[-5:] == (sandbox.interpreter, "-I", "-S", "-B", f"{BOT_MOUNT}/bot.py")
+
+
+def test_an_unsafe_sandbox_refuses_to_launch_and_says_why(sandbox):
+    report = SandboxReport(SandboxLevel.LIMITS, {"namespaces": "bubblewrap failed: no userns"})
+    weak = Sandbox(sandbox.config, report)
+    with pytest.raises(SandboxUnsafe, match="below full.*no userns"):
+        weak.launcher(HOSTILE).launch_spec()
+
+
+def test_slots_are_exclusive_and_run_out(tmp_path):
+    first = acquire_slot(tmp_path, 3_000_000, 2)
+    second = acquire_slot(tmp_path, 3_000_000, 2)
+    assert {first.uid, second.uid} == {3_000_000, 3_000_001}
+    with pytest.raises(NoFreeSlot):
+        acquire_slot(tmp_path, 3_000_000, 2)
+    first.release()
+    assert acquire_slot(tmp_path, 3_000_000, 2).uid == first.uid
+
+
+def test_a_sandboxed_bot_runs_as_its_slot_uid_with_its_limits(sandbox):
+    source = HOSTILE / "attacker.py"
+    assert source.is_file()
+    spec = sandbox.launcher(
+        BUILTIN_DIR.parent.parent / "tests" / "bots" / "hostile", script="attacker.py"
+    ).launch_spec()
+    uid = int(spec.argv[1].split("=")[1])
+    with BotProcess(spec) as bot:
+        assert uid >= settings.BAIZE_SANDBOX_UID_BASE
+        assert bot.pid > 0
+    assert stray_sandbox_processes() == []
+
+
+def test_two_builtin_bots_play_a_whole_match_in_the_sandbox(sandbox):
+    game = get_game("snag")
+    players = [
+        sandbox.launcher(BUILTIN_DIR, script="main.py", args=("snag_heuristic", "1")),
+        sandbox.launcher(BUILTIN_DIR, script="main.py", args=("random", "2")),
+    ]
+    result = referee_match(
+        game, game.new_match(5), players, limits=Limits(), emit=lambda kind, payload: None
+    )
+    assert result.forfeit is None
+    assert max(result.scores) >= 50
+    assert stray_sandbox_processes() == []
+
+
+# The hostile corpus. ---------------------------------------------------------------------
+
+
+def test_an_infinite_loop_times_out(sandbox):
+    result = play_hostile(sandbox, "attacker.py", "infinite_loop")
+    assert_forfeit(result, ForfeitReason.TIMEOUT, "did not reply", "time bank")
+
+
+def test_a_fork_bomb_times_out_and_leaves_nothing(sandbox):
+    result = play_hostile(sandbox, "attacker.py", "fork_bomb")
+    assert_forfeit(result, ForfeitReason.TIMEOUT)
+
+
+def test_a_4_gib_allocation_fails_with_a_memory_error(sandbox):
+    result = play_hostile(sandbox, "attacker.py", "allocate_4_gib")
+    assert_forfeit(result, ForfeitReason.CRASH, "MemoryError")
+
+
+def test_a_1_gib_file_is_stopped_by_the_file_limits(sandbox):
+    result = play_hostile(sandbox, "attacker.py", "write_1_gib_file")
+    assert_forfeit(result, ForfeitReason.CRASH)
+    # Python ignores SIGXFSZ, so the write fails with EFBIG; a full tmpfs gives ENOSPC.
+    assert "File too large" in result.forfeit.detail or "No space left" in result.forfeit.detail
+
+
+def test_100_mb_on_stdout_is_a_bad_reply(sandbox):
+    result = play_hostile(sandbox, "attacker.py", "flood_stdout")
+    assert_forfeit(result, ForfeitReason.BAD_REPLY, "longer than")
+
+
+def test_100_mb_on_stderr_is_a_bad_reply(sandbox):
+    result = play_hostile(sandbox, "attacker.py", "flood_stderr")
+    assert_forfeit(result, ForfeitReason.BAD_REPLY, "to stderr")
+
+
+@pytest.mark.parametrize("host, port", [("127.0.0.1", "5432"), ("127.0.0.1", "6379")])
+def test_tcp_to_the_database_and_redis_is_refused(sandbox, host, port):
+    result = play_hostile(sandbox, "attacker.py", "tcp_connect", host, port)
+    assert_forfeit(result, ForfeitReason.CRASH, "Operation not permitted")
+
+
+@pytest.mark.parametrize(
+    "path", ["/var/run/postgresql/.s.PGSQL.5432", "/var/run/redis/redis-server.sock"]
+)
+def test_the_postgresql_and_redis_unix_sockets_are_refused(sandbox, path):
+    result = play_hostile(sandbox, "attacker.py", "unix_connect", path)
+    assert_forfeit(result, ForfeitReason.CRASH, "Operation not permitted")
+
+
+def test_dns_fails(sandbox):
+    result = play_hostile(sandbox, "attacker.py", "dns_lookup", "example.com")
+    assert_forfeit(result, ForfeitReason.CRASH, "gaierror")
+
+
+@pytest.mark.parametrize(
+    "secret",
+    [
+        "/etc/passwd",
+        str(settings.BASE_DIR / "config" / "settings.py"),
+        str(settings.BASE_DIR / ".env"),
+        str(BUILTIN_DIR / "main.py"),
+    ],
+    ids=["passwd", "settings", "dotenv", "another-bot"],
+)
+def test_files_outside_the_bots_folder_do_not_exist_for_it(sandbox, secret):
+    result = play_hostile(sandbox, "attacker.py", "read_file", secret)
+    assert_forfeit(result, ForfeitReason.CRASH, "No such file or directory")
+
+
+def test_another_uploaded_bots_code_cannot_be_read(sandbox, code_store):
+    other = code_store / ("a" * 64)
+    other.mkdir(mode=0o755)
+    (other / "bot.py").write_text("SECRET = 'the other bot'\n")
+    (other / "bot.py").chmod(0o644)
+    result = play_hostile(sandbox, "attacker.py", "read_file", str(other / "bot.py"))
+    assert_forfeit(result, ForfeitReason.CRASH, "No such file or directory")
+
+
+def test_its_own_folder_is_readable_but_read_only(sandbox):
+    reading = play_hostile(sandbox, "attacker.py", "read_file", "/bot/attacker.py")
+    assert "LEAKED /bot/attacker.py" in reading.forfeit.detail  # that is how it runs
+    result = play_hostile(sandbox, "attacker.py", "write_own_code")
+    assert_forfeit(result, ForfeitReason.CRASH)
+    # Not its owner, and on a read-only mount besides: either refusal is the first met.
+    detail = result.forfeit.detail
+    assert "Permission denied" in detail or "Read-only file system" in detail
+
+
+def test_a_double_forked_setsid_child_ignoring_sigterm_does_not_outlive_the_match(sandbox):
+    result = play_hostile(sandbox, "attacker.py", "double_fork_setsid")
+    assert result.forfeit is None
+    assert stray_sandbox_processes() == []
+
+
+def test_a_bot_ignoring_sigterm_is_killed_at_the_end(sandbox):
+    result = play_hostile(sandbox, "attacker.py", "ignore_sigterm")
+    assert result.forfeit is None
+    assert stray_sandbox_processes() == []
+
+
+def test_closing_stdout_is_caught_at_the_deadline(sandbox):
+    result = play_hostile(sandbox, "attacker.py", "close_stdout")
+    assert_forfeit(result, ForfeitReason.TIMEOUT)
+
+
+def test_exiting_mid_match_is_a_crash_with_its_last_words(sandbox):
+    result = play_hostile(sandbox, "attacker.py", "exit_mid_match")
+    assert result.forfeit is not None and result.forfeit.reason in (
+        ForfeitReason.CRASH,
+        ForfeitReason.TIMEOUT,  # bwrap may hold the pipe open a moment (SANDBOX trap 9)
+    )
+    assert result.forfeit.seat == 0
+    assert "leaving now" in result.stderr[0]
+    assert stray_sandbox_processes() == []
+
+
+def test_killing_every_process_it_can_does_not_touch_the_opponent(sandbox):
+    result = play_hostile(sandbox, "attacker.py", "kill_everyone")
+    assert result.forfeit is None
+    assert result.decisions > 10
+    assert stray_sandbox_processes() == []
+
+
+def test_tracing_the_opponent_is_refused(sandbox):
+    result = play_hostile(sandbox, "attacker.py", "trace_opponent")
+    assert_forfeit(result, ForfeitReason.CRASH, "ptrace refused: errno 1")
+
+
+def test_garbage_is_a_bad_reply(sandbox):
+    result = play_hostile(sandbox, "attacker.py", "garbage")
+    assert_forfeit(result, ForfeitReason.BAD_REPLY, "not UTF-8")
+
+
+def test_an_illegal_action_forfeits(sandbox):
+    result = play_hostile(sandbox, "attacker.py", "illegal")
+    assert_forfeit(result, ForfeitReason.ILLEGAL_ACTION, "1X")
+
+
+def test_answering_too_slowly_only_on_the_last_decision_times_out(sandbox):
+    result = play_hostile(sandbox, "last_decision_slow.py")
+    assert_forfeit(result, ForfeitReason.TIMEOUT)
+    assert result.decisions > 15
+    assert result.time_bank_left[0] == 0.0
+
+
+def test_sandbox_config_comes_from_settings():
+    config = sandbox_config()
+    assert config.uid_base == settings.BAIZE_SANDBOX_UID_BASE
+    assert config.limits.memory_bytes == settings.BAIZE_SANDBOX_LIMITS["memory_bytes"]
