@@ -37,13 +37,25 @@ class BotVersion(models.Model):
     #: Name of a program under ``bots/builtin/`` for built-in bots; empty for uploads.
     builtin = models.CharField(max_length=64, blank=True)
     content_hash = models.CharField(max_length=64)
+    #: Bytes of code (all files unpacked); 0 for built-in bots.
+    size = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    #: Why a version was rejected (or is still waiting); shown to its owner and staff only.
     status_reason = models.TextField(blank=True)
+    #: The version's stderr during its check; shown to its owner and staff only.
+    check_log = models.TextField(blank=True)
+    #: The upload time of an uploaded version.
     created_at = models.DateTimeField(auto_now_add=True)
+    checked_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["bot", "number"], name="bot_version_unique_number")
+            models.UniqueConstraint(fields=["bot", "number"], name="bot_version_unique_number"),
+            models.UniqueConstraint(
+                fields=["bot", "content_hash"],
+                condition=models.Q(builtin=""),
+                name="bot_version_unique_upload",
+            ),
         ]
         ordering = ["bot", "number"]
 
@@ -67,3 +79,18 @@ class MatchSeat(models.Model):
 
     def __str__(self) -> str:
         return f"match {self.match_id} seat {self.seat}: {self.version}"
+
+
+class SeatStderr(models.Model):
+    """What one seat's bot wrote to stderr during its match, capped by the runner.
+
+    Kept beside the event log, not in it: the log is public and append-only, while stderr
+    is the author's debugging output, for the bot's owner and staff only.
+    """
+
+    seat = models.OneToOneField(MatchSeat, on_delete=models.CASCADE, related_name="stderr")
+    text = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"stderr of {self.seat}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import socket
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -17,9 +17,10 @@ from games.models import Match
 from games.rules import get_game
 from games.services import match_event_writer
 
-from .models import Bot, BotVersion, MatchSeat
+from .models import Bot, BotVersion, MatchSeat, SeatStderr
 from .referee import Limits, MatchResult, referee_match
 from .runner import BUILTIN_DIR, BotLauncher, BuiltinLauncher
+from .uploads import uploaded_launcher
 
 #: Built-in bots of every game, by bot name: the strategy each runs.
 BUILTIN_STRATEGIES: dict[str, str] = {"random": "random", "heuristic": "{game}_heuristic"}
@@ -74,10 +75,13 @@ def match_seats_create(*, match: Match, versions: Sequence[BotVersion]) -> list[
     )
 
 
-def launcher_for(version: BotVersion) -> BotLauncher:
-    if not version.builtin:
-        raise ValueError(f"{version} is an uploaded bot; uploads are not playable yet")
-    return BuiltinLauncher(version.builtin)
+def launcher_for(version: BotVersion, **sandbox_overrides: int) -> BotLauncher:
+    """Built-in bots run as plain processes; uploaded ones only in the sandbox, once ready."""
+    if version.builtin:
+        return BuiltinLauncher(version.builtin)
+    if version.status != BotVersion.Status.READY:
+        raise ValueError(f"{version} is {version.status}, not ready to play")
+    return uploaded_launcher(version, **sandbox_overrides)
 
 
 def _worker_identity() -> str:
@@ -96,18 +100,33 @@ def _claim(match_id: int, worker: str) -> bool:
     return claimed == 1
 
 
-def match_play(*, match_id: int, decision_seconds: float | None = None) -> MatchResult | None:
+def match_play(
+    *,
+    match_id: int,
+    decision_seconds: float | None = None,
+    time_bank_seconds: float | None = None,
+    sandbox_overrides: Mapping[str, int] | None = None,
+) -> MatchResult | None:
     """Play a pending match to its end, logging it as it goes; None if it was not pending.
 
     A second delivery of the same task finds the match claimed and returns without touching
-    it, so nothing is appended twice.
+    it, so nothing is appended twice. The time limits and sandbox limits (``SandboxLimits``
+    fields) default to the settings; a tournament may override them.
     """
     if not _claim(match_id, _worker_identity()):
         return None
     match = Match.objects.get(id=match_id)
     seats = list(match.seats.select_related("version__bot").order_by("seat"))
     try:
-        result = _referee(match, seats, decision_seconds)
+        limits = Limits(
+            decision_seconds=decision_seconds or settings.BAIZE_DECISION_TIMEOUT,
+            start_seconds=settings.BAIZE_BOT_START_TIMEOUT,
+            time_bank_seconds=settings.BAIZE_TIME_BANK_SECONDS
+            if time_bank_seconds is None
+            else time_bank_seconds,
+        )
+        launchers = [launcher_for(seat.version, **(sandbox_overrides or {})) for seat in seats]
+        result = _referee(match, seats, limits, launchers)
     except BaseException:
         Match.objects.filter(id=match_id, status=Match.Status.RUNNING).update(
             status=Match.Status.FAILED, finished_at=timezone.now()
@@ -121,20 +140,27 @@ def match_play(*, match_id: int, decision_seconds: float | None = None) -> Match
         finished_at=timezone.now(),
         lease_expires_at=None,
     )
+    _stderr_store(seats, result)
     return result
 
 
-def _referee(match: Match, seats: list[MatchSeat], decision_seconds: float | None) -> MatchResult:
-    game = get_game(match.game)
-    limits = Limits(
-        decision_seconds=decision_seconds or settings.BAIZE_DECISION_TIMEOUT,
-        start_seconds=settings.BAIZE_BOT_START_TIMEOUT,
+def _stderr_store(seats: list[MatchSeat], result: MatchResult) -> None:
+    SeatStderr.objects.bulk_create(
+        SeatStderr(seat=seat, text=result.stderr[seat.seat])
+        for seat in seats
+        if result.stderr[seat.seat]
     )
+
+
+def _referee(
+    match: Match, seats: list[MatchSeat], limits: Limits, launchers: list[BotLauncher]
+) -> MatchResult:
+    game = get_game(match.game)
     with match_event_writer(match=match, players=[_player(seat) for seat in seats]) as writer:
         return referee_match(
             game,
             game.new_match(match.seed, match.options),
-            [launcher_for(seat.version) for seat in seats],
+            launchers,
             limits=limits,
             emit=writer.emit,
             cpu=_match_cpu(),

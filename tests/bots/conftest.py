@@ -35,6 +35,11 @@ def sandbox():
 
 
 @pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def _fresh_throttles():
     from django.core.cache import cache
 

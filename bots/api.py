@@ -1,0 +1,303 @@
+"""The API of bot authors: sign up, tokens, bots, version uploads, stderr, the sandbox level.
+
+Thin views: validate the input, call one service or selector, serialise. Domain errors of
+the services (``UploadRejected``, Django's ``ValidationError``) become API errors here and
+are rendered in one place (``config.api_errors``).
+"""
+
+from __future__ import annotations
+
+import io
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.core.files.uploadedfile import InMemoryUploadedFile
+from django.core.files.uploadhandler import FileUploadHandler, StopUpload
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, status
+from rest_framework.exceptions import (
+    APIException,
+    AuthenticationFailed,
+    NotAuthenticated,
+    PermissionDenied,
+    ValidationError,
+)
+from rest_framework.parsers import MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from games.models import Match
+from games.rules import GAMES
+
+from . import selectors
+from .accounts import user_sign_up, user_token
+from .code import UploadRejected
+from .models import Bot, BotVersion
+from .permissions import can_change_bot, can_see_private
+from .sandbox import current_sandbox
+from .serializers import (
+    AccountSerializer,
+    BotInputSerializer,
+    BotSerializer,
+    BotUpdateInputSerializer,
+    BotVersionPrivateSerializer,
+    BotVersionSerializer,
+    SandboxSerializer,
+    SeatStderrSerializer,
+    SignUpInputSerializer,
+    TokenInputSerializer,
+    VersionUploadInputSerializer,
+)
+from .uploads import bot_create, bot_update, bot_version_upload, upload_limits
+
+#: Room for the multipart envelope around the file itself.
+_MULTIPART_SLACK = 64 * 1024
+
+
+class UploadRefused(APIException):
+    """An upload Baize refuses; the error code says which check failed."""
+
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = "upload_rejected"
+
+    def __init__(self, error: UploadRejected) -> None:
+        super().__init__(error.message)
+        self.status_code = error.status
+        self.default_code = error.code  # rendered as "error" by config.api_errors
+
+
+def _validation_error(error: DjangoValidationError) -> ValidationError:
+    return ValidationError(error.message_dict if hasattr(error, "error_dict") else error.messages)
+
+
+class ScopedOnPost(ScopedRateThrottle):
+    """Counts only writes: reading a bot's versions is not rate-limited like uploading."""
+
+    def allow_request(self, request, view) -> bool:
+        return request.method != "POST" or super().allow_request(request, view)
+
+
+class SignUpApi(APIView):
+    permission_classes = []
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "sign_up"
+
+    @extend_schema(request=SignUpInputSerializer, responses={201: AccountSerializer})
+    def post(self, request: Request) -> Response:
+        data = _valid(SignUpInputSerializer, request.data)
+        try:
+            user, token = user_sign_up(**data)
+        except DjangoValidationError as error:
+            raise _validation_error(error) from None
+        body = {"id": user.pk, "username": user.username, "token": token.key}
+        return Response(AccountSerializer(body).data, status=status.HTTP_201_CREATED)
+
+
+class TokenApi(APIView):
+    """Exchange a username and password for the account's API token."""
+
+    permission_classes = []
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "token"
+
+    @extend_schema(request=TokenInputSerializer, responses={200: AccountSerializer})
+    def post(self, request: Request) -> Response:
+        data = _valid(TokenInputSerializer, request.data)
+        token = user_token(**data)
+        if token is None:
+            raise AuthenticationFailed("wrong username or password")
+        body = {"id": token.user_id, "username": token.user.username, "token": token.key}
+        return Response(AccountSerializer(body).data)
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter("game", str, description="Only bots of this game id."),
+        OpenApiParameter("owner", str, description="Only bots of this username."),
+    ]
+)
+class BotListApi(generics.ListAPIView):
+    serializer_class = BotSerializer
+
+    def get_queryset(self):
+        game = self.request.query_params.get("game")
+        if game is not None and game not in GAMES:
+            raise ValidationError({"game": f"unknown game {game!r}; known: {sorted(GAMES)}"})
+        return selectors.bot_list(game=game, owner=self.request.query_params.get("owner"))
+
+    @extend_schema(request=BotInputSerializer, responses={201: BotSerializer})
+    def post(self, request: Request) -> Response:
+        _require_login(request)
+        data = _valid(BotInputSerializer, request.data)
+        try:
+            bot = bot_create(
+                owner=request.user,
+                game_id=data["game"],
+                name=data["name"],
+                description=data["description"],
+            )
+        except DjangoValidationError as error:
+            raise _validation_error(error) from None
+        return Response(BotSerializer(bot).data, status=status.HTTP_201_CREATED)
+
+
+class BotDetailApi(APIView):
+    @extend_schema(responses=BotSerializer)
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(BotSerializer(_bot(pk)).data)
+
+    @extend_schema(request=BotUpdateInputSerializer, responses=BotSerializer)
+    def patch(self, request: Request, pk: int) -> Response:
+        bot = _bot_to_change(request, pk)
+        data = _valid(BotUpdateInputSerializer, request.data)
+        return Response(BotSerializer(bot_update(bot=bot, description=data["description"])).data)
+
+
+class BotVersionListApi(APIView):
+    """A bot's versions; ``POST`` a new one as multipart ``file`` (``.py`` or ``.zip``)."""
+
+    parser_classes = [MultiPartParser]
+    throttle_classes = [ScopedOnPost]
+    throttle_scope = "upload"
+
+    @extend_schema(responses=BotVersionSerializer(many=True))
+    def get(self, request: Request, pk: int) -> Response:
+        bot = _bot(pk)
+        versions = selectors.bot_versions(bot=bot)
+        return Response(_version_serializer(request, bot)(versions, many=True).data)
+
+    @extend_schema(
+        request=VersionUploadInputSerializer, responses={202: BotVersionPrivateSerializer}
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        bot = _bot_to_change(request, pk)
+        upload = _uploaded_file(request)
+        try:
+            version = bot_version_upload(bot=bot, filename=upload.name, data=upload.read())
+        except UploadRejected as error:
+            raise UploadRefused(error) from None
+        version.refresh_from_db()  # the check may have run already (eager tasks)
+        return Response(BotVersionPrivateSerializer(version).data, status=status.HTTP_202_ACCEPTED)
+
+
+class BotVersionDetailApi(APIView):
+    @extend_schema(responses=BotVersionPrivateSerializer)
+    def get(self, request: Request, pk: int, number: int) -> Response:
+        bot = _bot(pk)
+        version = get_object_or_404(BotVersion, bot=bot, number=number)
+        return Response(_version_serializer(request, bot)(version).data)
+
+
+class SeatStderrApi(APIView):
+    """What a seat's bot wrote to stderr in a match: for the bot's owner and staff."""
+
+    @extend_schema(responses=SeatStderrSerializer)
+    def get(self, request: Request, pk: int, seat: int) -> Response:
+        match = get_object_or_404(Match, pk=pk)
+        match_seat = get_object_or_404(match.seats.select_related("version__bot"), seat=seat)
+        bot = match_seat.version.bot
+        _require_login(request)
+        if not can_see_private(request.user, bot):
+            raise PermissionDenied("only the bot's owner and staff see its stderr")
+        body = {
+            "match": match.pk,
+            "seat": seat,
+            "bot": str(bot),
+            "version": match_seat.version.number,
+            "stderr": selectors.seat_stderr(seat=match_seat),
+        }
+        return Response(SeatStderrSerializer(body).data)
+
+
+class SandboxApi(APIView):
+    """This server's sandbox level; staff also see each layer."""
+
+    @extend_schema(responses=SandboxSerializer)
+    def get(self, request: Request) -> Response:
+        report = current_sandbox().report
+        body = {"level": report.level.name.lower(), "safe": report.safe, "reason": report.reason}
+        if request.user.is_staff:
+            body["layers"] = report.layers
+        return Response(SandboxSerializer(body).data)
+
+
+def _valid(serializer_class, data) -> dict:
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+def _require_login(request: Request) -> None:
+    if not request.user.is_authenticated:
+        raise NotAuthenticated()
+
+
+def _bot(pk: int) -> Bot:
+    return get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
+
+
+def _bot_to_change(request: Request, pk: int) -> Bot:
+    _require_login(request)
+    bot = _bot(pk)
+    if not can_change_bot(request.user, bot):
+        raise PermissionDenied(f"{bot} belongs to someone else; only its owner may change it")
+    return bot
+
+
+def _version_serializer(request: Request, bot: Bot):
+    if can_see_private(request.user, bot):
+        return BotVersionPrivateSerializer
+    return BotVersionSerializer
+
+
+class CappedMemoryUpload(FileUploadHandler):
+    """Keeps an uploaded file in memory, never on disk, and stops reading past the limit."""
+
+    def __init__(self, request=None, *, limit: int) -> None:
+        super().__init__(request)
+        self.limit = limit
+        self.exceeded = False
+
+    def new_file(self, *args, **kwargs) -> None:
+        super().new_file(*args, **kwargs)
+        self.chunks: list[bytes] = []
+        self.received = 0
+
+    def receive_data_chunk(self, raw_data: bytes, start: int) -> None:
+        self.received += len(raw_data)
+        if self.received > self.limit:
+            self.exceeded = True
+            raise StopUpload(connection_reset=False)
+        self.chunks.append(raw_data)
+
+    def file_complete(self, file_size: int) -> InMemoryUploadedFile:
+
+        content = io.BytesIO(b"".join(self.chunks))
+        return InMemoryUploadedFile(
+            content,
+            self.field_name,
+            self.file_name,
+            self.content_type,
+            file_size,
+            self.charset,
+            self.content_type_extra,
+        )
+
+
+def _uploaded_file(request: Request):
+    """The ``file`` part of the upload, refused early when it is too large."""
+    limit = upload_limits().max_bytes
+    too_large = UploadRejected("too_large", f"the upload is larger than {limit} bytes", status=413)
+    declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    if declared > limit + _MULTIPART_SLACK:
+        raise UploadRefused(too_large)
+    handler = CappedMemoryUpload(request._request, limit=limit)
+    request._request.upload_handlers = [handler]
+    upload = request.FILES.get("file")
+    if handler.exceeded:
+        raise UploadRefused(too_large)
+    if upload is None:
+        raise ValidationError({"file": "attach the bot as a multipart file field named 'file'"})
+    return upload

@@ -1,0 +1,228 @@
+"""Uploaded bot code: reading an upload, checking it in memory, and the content-addressed store.
+
+An upload is one ``.py`` file (it becomes ``bot.py``) or a ``.zip`` with ``bot.py`` at its
+root. Every check runs on the bytes in memory before anything is written: size, zip
+structure (no absolute or ``..`` paths, no links or special files, no encryption, no
+duplicate names, a bounded count and unpacked size, with the sizes checked while reading,
+not trusted from the headers), and that every Python file compiles. Code is stored once per
+content hash, under ``<store>/<sha256>/``, a path the uploader never chooses; stored code is
+never changed, so a rejected upload cannot alter anything stored before it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import shutil
+import stat
+import tempfile
+import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+ENTRY_POINT = "bot.py"
+_ENCRYPTED_FLAG = 0x1
+
+
+class UploadRejected(ValueError):
+    """An upload Baize refuses: ``code`` names why for programs, the message for people."""
+
+    def __init__(self, code: str, message: str, *, status: int = 400) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+@dataclass(frozen=True)
+class UploadLimits:
+    max_bytes: int = 1 << 20
+    max_unpacked_bytes: int = 8 << 20
+    max_files: int = 100
+
+
+@dataclass(frozen=True)
+class BotCode:
+    """The files of one bot version, by relative POSIX path."""
+
+    files: Mapping[str, bytes]
+
+    @property
+    def size(self) -> int:
+        return sum(len(content) for content in self.files.values())
+
+    @property
+    def content_hash(self) -> str:
+        """SHA-256 over every path and content in path order: the same files, the same hash,
+        whether they came as a ``.py`` or inside a ``.zip``."""
+        digest = hashlib.sha256()
+        for path in sorted(self.files):
+            content = self.files[path]
+            digest.update(f"{path}\0{len(content)}\0".encode())
+            digest.update(content)
+        return digest.hexdigest()
+
+
+def read_upload(filename: str, data: bytes, limits: UploadLimits) -> BotCode:
+    """The checked code of an upload; ``UploadRejected`` with the first problem found."""
+    if len(data) > limits.max_bytes:
+        raise UploadRejected(
+            "too_large",
+            f"the upload is {len(data)} bytes; at most {limits.max_bytes} are accepted",
+            status=413,
+        )
+    suffix = PurePosixPath(filename.lower()).suffix
+    if suffix == ".py":
+        files = {ENTRY_POINT: data}
+    elif suffix == ".zip":
+        files = _read_zip(data, limits)
+    else:
+        raise UploadRejected(
+            "unsupported_file",
+            f"upload a .py file or a .zip with bot.py at its root, not {filename!r}",
+        )
+    for path, content in files.items():
+        if path.endswith(".py"):
+            _check_compiles(path, content)
+    return BotCode(files)
+
+
+def _read_zip(data: bytes, limits: UploadLimits) -> dict[str, bytes]:
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, OSError):
+        raise UploadRejected(
+            "not_a_zip", "the file is named .zip but is not a zip archive"
+        ) from None
+    with archive:
+        members = _checked_members(archive.infolist(), limits)
+        files = _unpack(archive, members, limits)
+    if ENTRY_POINT not in files:
+        found = sorted(path for path in files if path.endswith("/" + ENTRY_POINT))
+        hint = f" (found {found[0]}: zip the folder's contents, not the folder)" if found else ""
+        raise UploadRejected("no_entry_point", f"the zip has no bot.py at its root{hint}")
+    return files
+
+
+def _checked_members(
+    infos: list[zipfile.ZipInfo], limits: UploadLimits
+) -> list[tuple[str, zipfile.ZipInfo]]:
+    """Regular files with safe paths, their declared total within limits; directories dropped."""
+    if len(infos) > limits.max_files:
+        raise UploadRejected(
+            "zip_too_many_files", f"the zip holds {len(infos)} entries; at most {limits.max_files}"
+        )
+    members, seen, declared = [], set(), 0
+    for info in infos:
+        path = _safe_path(info.filename)
+        kind = stat.S_IFMT(info.external_attr >> 16)
+        if kind == stat.S_IFLNK:
+            raise UploadRejected("zip_link", f"the zip holds a link: {info.filename!r}")
+        if info.is_dir() or kind == stat.S_IFDIR:
+            continue
+        if kind not in (0, stat.S_IFREG):
+            raise UploadRejected("zip_special_file", f"not a regular file: {info.filename!r}")
+        if info.flag_bits & _ENCRYPTED_FLAG:
+            raise UploadRejected("zip_encrypted", f"the zip entry {info.filename!r} is encrypted")
+        if path in seen:
+            raise UploadRejected("zip_duplicate", f"the zip holds {path!r} twice")
+        seen.add(path)
+        declared += info.file_size
+        members.append((path, info))
+    if declared > limits.max_unpacked_bytes:
+        raise _too_large_unpacked(limits)
+    return members
+
+
+def _safe_path(name: str) -> str:
+    """``name`` as a relative path inside the bot's folder, or ``zip_traversal``."""
+    parts = name.split("/")
+    unsafe = (
+        name.startswith("/")
+        or "\\" in name
+        or "\0" in name
+        or ":" in parts[0]
+        or any(part == ".." for part in parts)
+    )
+    kept = [part for part in parts if part not in ("", ".")]
+    if unsafe or not kept:
+        raise UploadRejected("zip_traversal", f"the zip entry {name!r} points outside its folder")
+    return "/".join(kept)
+
+
+def _unpack(
+    archive: zipfile.ZipFile, members: list[tuple[str, zipfile.ZipInfo]], limits: UploadLimits
+) -> dict[str, bytes]:
+    """Read each member, counting real bytes: a header may lie about sizes (zip bombs do)."""
+    files, budget = {}, limits.max_unpacked_bytes
+    for path, info in members:
+        try:
+            with archive.open(info) as member:
+                content = member.read(budget + 1)
+        except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError) as error:
+            raise UploadRejected(
+                "not_a_zip", f"the zip entry {path!r} is damaged: {error}"
+            ) from None
+        budget -= len(content)
+        if budget < 0:
+            raise _too_large_unpacked(limits)
+        files[path] = content
+    return files
+
+
+def _too_large_unpacked(limits: UploadLimits) -> UploadRejected:
+    return UploadRejected(
+        "zip_too_large",
+        f"the zip unpacks to more than {limits.max_unpacked_bytes} bytes",
+        status=413,
+    )
+
+
+def _check_compiles(path: str, source: bytes) -> None:
+    """Compile (never run) ``source``: a syntax error is reported with its line."""
+    try:
+        compile(source, path, "exec", dont_inherit=True)
+    except SyntaxError as error:
+        raise UploadRejected("syntax_error", f"{path} line {error.lineno}: {error.msg}") from None
+    except (ValueError, RecursionError, MemoryError) as error:
+        raise UploadRejected("syntax_error", f"{path} does not compile: {error}") from None
+
+
+def code_dir(store: Path, content_hash: str) -> Path:
+    """Where the code with ``content_hash`` lives; the hash is checked to be one."""
+    if len(content_hash) != 64 or not all(c in "0123456789abcdef" for c in content_hash):
+        raise ValueError(f"not a content hash: {content_hash!r}")
+    return store / content_hash
+
+
+def store_code(code: BotCode, store: Path) -> Path:
+    """Write ``code`` under ``store`` once; an existing copy of the same hash is kept as is.
+
+    Files are written into a private staging folder, made world-readable (the sandbox's slot
+    uids read them) and renamed into place in one step, so a reader never sees half a bot.
+    """
+    target = code_dir(store, code.content_hash)
+    if target.is_dir():
+        return target
+    store.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=store))
+    try:
+        _write_files(staging, code.files)
+        os.rename(staging, target)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+        if not target.is_dir():  # a concurrent upload of the same code may have won the rename
+            raise
+    return target
+
+
+def _write_files(folder: Path, files: Mapping[str, bytes]) -> None:
+    for path, content in files.items():
+        destination = folder / path
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        destination.write_bytes(content)
+        destination.chmod(0o644)
+    for directory in [folder, *(p for p in folder.rglob("*") if p.is_dir())]:
+        directory.chmod(0o755)

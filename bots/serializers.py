@@ -1,0 +1,96 @@
+"""Input and output shapes of the bots API; no logic beyond the shapes."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from .models import Bot, BotVersion
+
+
+class SignUpInputSerializer(serializers.Serializer):
+    username = serializers.RegexField(
+        r"^[A-Za-z0-9_.-]{3,40}$", help_text="3-40 of A-Z a-z 0-9 _ . -"
+    )
+    password = serializers.CharField(write_only=True, trim_whitespace=False)
+    email = serializers.EmailField(required=False, allow_blank=True, default="")
+
+
+class TokenInputSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    password = serializers.CharField(write_only=True, trim_whitespace=False)
+
+
+class AccountSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    token = serializers.CharField()
+
+
+class BotInputSerializer(serializers.Serializer):
+    game = serializers.CharField(max_length=32)
+    name = serializers.SlugField(max_length=64)
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class BotUpdateInputSerializer(serializers.Serializer):
+    description = serializers.CharField(allow_blank=True)
+
+
+class VersionUploadInputSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="bot.py, or a .zip with bot.py at its root")
+
+
+class BotVersionSerializer(serializers.ModelSerializer):
+    """A version as everyone sees it."""
+
+    bot = serializers.IntegerField(source="bot_id")
+    uploaded_at = serializers.DateTimeField(source="created_at")
+
+    class Meta:
+        model = BotVersion
+        fields = [
+            "id",
+            "bot",
+            "number",
+            "builtin",
+            "content_hash",
+            "size",
+            "status",
+            "uploaded_at",
+            "checked_at",
+        ]
+
+
+class BotVersionPrivateSerializer(BotVersionSerializer):
+    """A version as its owner and staff see it: with why it was rejected and its stderr."""
+
+    class Meta(BotVersionSerializer.Meta):
+        fields = [*BotVersionSerializer.Meta.fields, "status_reason", "check_log"]
+
+
+class BotSerializer(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.username", default=None)
+    latest_version = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Bot
+        fields = ["id", "game", "name", "owner", "description", "created_at", "latest_version"]
+
+    def get_latest_version(self, bot: Bot) -> int | None:
+        numbers = [version.number for version in bot.versions.all()]
+        return max(numbers, default=None)
+
+
+class SeatStderrSerializer(serializers.Serializer):
+    match = serializers.IntegerField()
+    seat = serializers.IntegerField()
+    bot = serializers.CharField()
+    version = serializers.IntegerField()
+    stderr = serializers.CharField(allow_blank=True)
+
+
+class SandboxSerializer(serializers.Serializer):
+    level = serializers.CharField()
+    safe = serializers.BooleanField()
+    reason = serializers.CharField(allow_blank=True)
+    layers = serializers.DictField(child=serializers.CharField(), required=False)

@@ -1,0 +1,191 @@
+"""Writes of bot authors: creating a bot, uploading a version, and checking a version.
+
+An upload is checked in memory (``bots.code``) before anything is written; only a good one
+is stored (content-addressed) and becomes a ``pending`` version, whose check is queued once
+the transaction commits. The check is a short smoke match in each seat against the built-in
+random bot, inside the sandbox; it moves the version from ``pending`` to ``ready`` or
+``rejected`` with a conditional update, so a twice-delivered check task writes once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from games.rules import Game, get_game
+
+from .code import BotCode, UploadLimits, UploadRejected, code_dir, read_upload, store_code
+from .models import Bot, BotVersion
+from .referee import Limits, MatchResult, referee_match
+from .runner import BotLauncher, BuiltinLauncher
+from .sandbox import SandboxUnsafe, current_sandbox, sandbox_limits
+
+logger = logging.getLogger(__name__)
+
+#: Seeds of the two smoke matches: fixed, so a check can be repeated exactly.
+SMOKE_SEED = 20260401
+
+
+def upload_limits() -> UploadLimits:
+    return UploadLimits(
+        max_bytes=settings.BAIZE_UPLOAD_MAX_BYTES,
+        max_unpacked_bytes=settings.BAIZE_UPLOAD_MAX_UNPACKED_BYTES,
+        max_files=settings.BAIZE_UPLOAD_MAX_FILES,
+    )
+
+
+def bot_create(*, owner: User, game_id: str, name: str, description: str = "") -> Bot:
+    """A new bot of ``owner``; ``ValidationError`` for an unknown game or a taken name."""
+    try:
+        get_game(game_id)
+    except ValueError as error:
+        raise ValidationError({"game": str(error)}) from None
+    # The unique constraint decides a race between two requests; this check words it.
+    if Bot.objects.filter(game=game_id, name=name).exists():
+        raise ValidationError({"name": f"a {game_id} bot named {name!r} exists already"})
+    try:
+        with transaction.atomic():
+            return Bot.objects.create(owner=owner, game=game_id, name=name, description=description)
+    except IntegrityError:
+        raise ValidationError({"name": f"a {game_id} bot named {name!r} exists already"}) from None
+
+
+def bot_update(*, bot: Bot, description: str) -> Bot:
+    Bot.objects.filter(id=bot.id).update(description=description)
+    bot.refresh_from_db()
+    return bot
+
+
+def bot_version_upload(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
+    """Check, store and record a new version of ``bot``; ``UploadRejected`` changes nothing."""
+    code = read_upload(filename, data, upload_limits())
+    _refuse_duplicate(bot, code)
+    store_code(code, settings.BAIZE_BOT_CODE_DIR)
+    with transaction.atomic():
+        # Row lock: two uploads at once must not both take the next number.
+        Bot.objects.select_for_update().get(id=bot.id)
+        latest = bot.versions.order_by("-number").values_list("number", flat=True).first()
+        version = BotVersion.objects.create(
+            bot=bot, number=(latest or 0) + 1, content_hash=code.content_hash, size=code.size
+        )
+        transaction.on_commit(lambda: _enqueue_check(version.id))
+    return version
+
+
+def _refuse_duplicate(bot: Bot, code: BotCode) -> None:
+    number = (
+        bot.versions.filter(content_hash=code.content_hash, builtin="")
+        .values_list("number", flat=True)
+        .first()
+    )
+    if number is not None:
+        raise UploadRejected(
+            "duplicate_version", f"this code is already version {number} of {bot}", status=409
+        )
+
+
+def _enqueue_check(version_id: int) -> None:
+    from .tasks import bot_version_check_task  # tasks import this module
+
+    bot_version_check_task.delay(version_id)
+
+
+def version_code_dir(version: BotVersion) -> Path:
+    return code_dir(settings.BAIZE_BOT_CODE_DIR, version.content_hash)
+
+
+def uploaded_launcher(version: BotVersion, **limit_overrides: int) -> BotLauncher:
+    """The sandboxed launcher of an uploaded version; ``SandboxUnsafe`` if the machine's
+    sandbox is below the safe level."""
+    if version.builtin:
+        raise ValueError(f"{version} is built in, not uploaded")
+    limits = sandbox_limits(**limit_overrides)
+    return current_sandbox().launcher(version_code_dir(version), limits=limits)
+
+
+def smoke_options(game: Game) -> dict[str, Any]:
+    """The shortest match the game allows: every integer option at its minimum."""
+    return {
+        option["name"]: option["minimum"]
+        for option in game.describe()["options"]
+        if option.get("type") == "integer" and "minimum" in option
+    }
+
+
+def server_limits() -> Limits:
+    return Limits(
+        decision_seconds=settings.BAIZE_DECISION_TIMEOUT,
+        start_seconds=settings.BAIZE_BOT_START_TIMEOUT,
+        time_bank_seconds=settings.BAIZE_TIME_BANK_SECONDS,
+    )
+
+
+def bot_version_check(*, version_id: int) -> BotVersion:
+    """Play the smoke matches of a pending version and record the verdict.
+
+    A machine whose sandbox is unsafe leaves the version pending, saying why.
+    """
+    version = BotVersion.objects.select_related("bot").get(id=version_id)
+    if version.status != BotVersion.Status.PENDING:
+        return version
+    try:
+        launcher = uploaded_launcher(version)
+    except SandboxUnsafe as error:
+        logger.warning("version %s not checked: %s", version_id, error)
+        BotVersion.objects.filter(id=version_id, status=BotVersion.Status.PENDING).update(
+            status_reason=f"waiting for a worker with a safe sandbox: {error}"
+        )
+        return BotVersion.objects.get(id=version_id)
+    verdict, log = smoke_test(get_game(version.bot.game), lambda: launcher)
+    status = BotVersion.Status.REJECTED if verdict else BotVersion.Status.READY
+    # Conditional: of two deliveries of the check, the first verdict stands.
+    BotVersion.objects.filter(id=version_id, status=BotVersion.Status.PENDING).update(
+        status=status, status_reason=verdict, check_log=log, checked_at=timezone.now()
+    )
+    return BotVersion.objects.get(id=version_id)
+
+
+def smoke_test(
+    game: Game, candidate: Callable[[], BotLauncher], limits: Limits | None = None
+) -> tuple[str, str]:
+    """Play ``candidate`` against the built-in random bot in seat 0, then seat 1.
+
+    Returns what went wrong ("" if nothing) and the candidate's stderr.
+    """
+    limits = limits or server_limits()
+    logs = []
+    for seat in (0, 1):
+        players = [BuiltinLauncher("random", seed=seat)]
+        players.insert(seat, candidate())
+        result = referee_match(
+            game,
+            game.new_match(SMOKE_SEED + seat, smoke_options(game)),
+            players,
+            limits=limits,
+            emit=_ignore,
+        )
+        logs.append(result.stderr[seat])
+        problem = _smoke_problem(result, seat)
+        if problem:
+            return problem, "\n".join(logs)
+    return "", "\n".join(logs)
+
+
+def _smoke_problem(result: MatchResult, seat: int) -> str:
+    forfeit = result.forfeit
+    if forfeit is None:
+        return ""
+    who = "your bot" if forfeit.seat == seat else "the random bot"
+    return f"in seat {seat}, {who} forfeited ({forfeit.reason.value}): {forfeit.detail}"
+
+
+def _ignore(kind: str, payload: dict[str, Any]) -> None:
+    pass

@@ -1,0 +1,318 @@
+"""The bot authors' API: sign-up and tokens, bots, uploads with their checks, stderr."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import User
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+from rest_framework.throttling import ScopedRateThrottle
+
+from bots.models import Bot, BotVersion
+
+from .uploads import (
+    CRASHING_BOT,
+    GOOD_BOT,
+    ILLEGAL_BOT,
+    SILENT_BOT,
+    SPLIT_BOT,
+    SPLIT_STRATEGY,
+    SYNTAX_ERROR,
+    zip_bomb,
+    zip_of,
+    zip_with_symlink,
+)
+
+PASSWORD = "a long enough passphrase"
+
+
+def client_for(user: User | None) -> APIClient:
+    client = APIClient()
+    if user is not None:
+        token, _ = Token.objects.get_or_create(user=user)
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client
+
+
+@pytest.fixture
+def alice(db):
+    return User.objects.create_user("alice", password=PASSWORD)
+
+
+@pytest.fixture
+def bob(db):
+    return User.objects.create_user("bob", password=PASSWORD)
+
+
+@pytest.fixture
+def alices_bot(alice):
+    return Bot.objects.create(owner=alice, game="snag", name="alices-bot")
+
+
+def upload(client: APIClient, bot: Bot, name: str, data: bytes):
+    file = SimpleUploadedFile(name, data, content_type="application/octet-stream")
+    return client.post(f"/api/bots/{bot.pk}/versions/", {"file": file}, format="multipart")
+
+
+def upload_and_check(client: APIClient, bot: Bot, name: str, data: bytes, capture) -> dict:
+    """Upload, let the check queued on commit run (eagerly), and read the version back."""
+    with capture(execute=True):
+        response = upload(client, bot, name, data)
+    assert response.status_code == 202, response.json()
+    assert response.json()["status"] == "pending"
+    return client.get(f"/api/bots/{bot.pk}/versions/{response.json()['number']}/").json()
+
+
+def stored_state(code_store) -> tuple:
+    """Everything an upload could change: versions, bots, and the code store's files."""
+    return (
+        list(BotVersion.objects.values_list("id", "status", "content_hash")),
+        list(Bot.objects.values_list("id", "name")),
+        sorted(str(path.relative_to(code_store)) for path in code_store.rglob("*")),
+    )
+
+
+# Accounts --------------------------------------------------------------------------------
+
+
+def test_signing_up_returns_a_token_that_authenticates(db):
+    response = APIClient().post(
+        "/api/accounts/", {"username": "carol", "password": PASSWORD}, format="json"
+    )
+    assert response.status_code == 201
+    token = response.json()["token"]
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    created = client.post("/api/bots/", {"game": "snag", "name": "carols"}, format="json")
+    assert created.status_code == 201
+    assert created.json()["owner"] == "carol"
+
+
+def test_a_taken_username_and_a_weak_password_are_refused(alice):
+    taken = APIClient().post(
+        "/api/accounts/", {"username": "ALICE", "password": PASSWORD}, format="json"
+    )
+    assert taken.status_code == 400
+    assert taken.json()["detail"]["username"] == ["this username is taken"]
+    weak = APIClient().post(
+        "/api/accounts/", {"username": "dave", "password": "123"}, format="json"
+    )
+    assert weak.status_code == 400 and "password" in weak.json()["detail"]
+    assert User.objects.count() == 1
+
+
+def test_sign_ups_are_rate_limited(db, monkeypatch):
+    rates = {**ScopedRateThrottle.THROTTLE_RATES, "sign_up": "2/hour"}
+    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", rates)
+    codes = [
+        APIClient()
+        .post("/api/accounts/", {"username": f"user{n}", "password": PASSWORD}, format="json")
+        .status_code
+        for n in range(3)
+    ]
+    assert codes == [201, 201, 429]
+    assert User.objects.count() == 2
+
+
+def test_uploads_are_rate_limited_but_reading_versions_is_not(alices_bot, alice, monkeypatch):
+    rates = {**ScopedRateThrottle.THROTTLE_RATES, "upload": "1/hour"}
+    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", rates)
+    client = client_for(alice)
+    path = f"/api/bots/{alices_bot.pk}/versions/"
+    assert client.post(path, {}, format="multipart").status_code == 400  # counted, refused
+    assert client.post(path, {}, format="multipart").status_code == 429
+    assert client.get(path).status_code == 200
+
+
+def test_a_token_is_given_for_the_right_password_only(alice):
+    good = APIClient().post(
+        "/api/accounts/token/", {"username": "alice", "password": PASSWORD}, format="json"
+    )
+    assert good.status_code == 200 and good.json()["token"] == Token.objects.get(user=alice).key
+    bad = APIClient().post(
+        "/api/accounts/token/", {"username": "alice", "password": "wrong"}, format="json"
+    )
+    assert bad.status_code == 401
+    assert bad.json() == {"error": "authentication_failed", "detail": "wrong username or password"}
+
+
+# Bots --------------------------------------------------------------------------------------
+
+
+def test_creating_a_bot_needs_a_token(db):
+    response = APIClient().post("/api/bots/", {"game": "snag", "name": "x"}, format="json")
+    assert response.status_code == 401
+    assert response.json()["error"] == "not_authenticated"
+
+
+def test_a_bot_name_is_unique_per_game_and_the_game_must_exist(alices_bot, bob):
+    client = client_for(bob)
+    taken = client.post("/api/bots/", {"game": "snag", "name": "alices-bot"}, format="json")
+    assert taken.status_code == 400 and "exists already" in taken.json()["detail"]["name"][0]
+    unknown = client.post("/api/bots/", {"game": "chess", "name": "x"}, format="json")
+    assert unknown.status_code == 400 and "chess" in unknown.json()["detail"]["game"][0]
+
+
+def test_only_the_owner_changes_a_bot(alices_bot, bob, alice):
+    path = f"/api/bots/{alices_bot.pk}/"
+    refused = client_for(bob).patch(path, {"description": "mine now"}, format="json")
+    assert refused.status_code == 403
+    assert client_for(alice).patch(path, {"description": "v2"}, format="json").status_code == 200
+    alices_bot.refresh_from_db()
+    assert alices_bot.description == "v2"
+
+
+def test_bots_are_listed_for_everyone(alices_bot):
+    response = APIClient().get("/api/bots/?game=snag")
+    assert [bot["name"] for bot in response.json()["results"]] == ["alices-bot"]
+
+
+# Uploads -----------------------------------------------------------------------------------
+
+
+@pytest.mark.sandbox
+def test_a_good_py_becomes_ready_once_checked(
+    sandbox, alices_bot, alice, code_store, django_capture_on_commit_callbacks
+):
+    body = upload_and_check(
+        client_for(alice), alices_bot, "bot.py", GOOD_BOT, django_capture_on_commit_callbacks
+    )
+    assert (body["number"], body["size"], body["status"]) == (1, len(GOOD_BOT), "ready")
+    assert body["status_reason"] == "" and "thinking" in body["check_log"]
+    assert body["checked_at"] is not None
+    assert (code_store / body["content_hash"] / "bot.py").read_bytes() == GOOD_BOT
+
+
+@pytest.mark.sandbox
+def test_a_good_zip_with_two_modules_becomes_ready(
+    sandbox, alices_bot, alice, code_store, django_capture_on_commit_callbacks
+):
+    data = zip_of({"bot.py": SPLIT_BOT, "strategy.py": SPLIT_STRATEGY})
+    body = upload_and_check(
+        client_for(alice), alices_bot, "bot.zip", data, django_capture_on_commit_callbacks
+    )
+    assert body["status"] == "ready", body["status_reason"]
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize(
+    "source, reason, words",
+    [
+        (CRASHING_BOT, "crash", "RuntimeError: my strategy is not written yet"),
+        (SILENT_BOT, "start_failed", "did not reply"),
+        (ILLEGAL_BOT, "illegal_action", "is not legal here"),
+    ],
+    ids=["crash", "silent", "illegal"],
+)
+def test_a_bot_failing_its_smoke_match_is_rejected_with_what_went_wrong(
+    sandbox,
+    alices_bot,
+    alice,
+    code_store,
+    django_capture_on_commit_callbacks,
+    settings,
+    source,
+    reason,
+    words,
+):
+    settings.BAIZE_BOT_START_TIMEOUT = 0.5
+    body = upload_and_check(
+        client_for(alice), alices_bot, "bot.py", source, django_capture_on_commit_callbacks
+    )
+    assert body["status"] == "rejected"
+    assert f"in seat 0, your bot forfeited ({reason})" in body["status_reason"]
+    assert words in body["status_reason"]
+
+
+def test_the_reason_of_a_rejection_is_only_for_the_owner(alices_bot, alice, bob):
+    BotVersion.objects.create(
+        bot=alices_bot, number=1, content_hash="f" * 64, status="rejected", status_reason="secret"
+    )
+    path = f"/api/bots/{alices_bot.pk}/versions/1/"
+    assert "status_reason" not in client_for(bob).get(path).json()
+    assert client_for(alice).get(path).json()["status_reason"] == "secret"
+
+
+def test_versions_are_numbered_in_upload_order(
+    sandbox, alices_bot, alice, code_store, django_capture_on_commit_callbacks
+):
+    client = client_for(alice)
+    with django_capture_on_commit_callbacks(execute=True):
+        first = upload(client, alices_bot, "bot.py", GOOD_BOT).json()
+        second = upload(client, alices_bot, "bot.py", GOOD_BOT + b"# v2\n").json()
+    assert (first["number"], second["number"]) == (1, 2)
+    assert first["content_hash"] != second["content_hash"]
+
+
+@pytest.mark.parametrize(
+    "name, data, status, error, words",
+    [
+        ("bot.py", SYNTAX_ERROR, 400, "syntax_error", "bot.py line 3"),
+        ("bot.py", b"#" * 2048, 413, "too_large", "larger than 1024 bytes"),
+        ("bot.zip", zip_bomb(4096), 413, "zip_too_large", "unpacks to more than 2048"),
+        ("bot.zip", zip_of({"bot.py": GOOD_BOT, "../../x.py": b""}), 400, "zip_traversal", "x.py"),
+        ("bot.zip", zip_with_symlink("s", "/etc/passwd"), 400, "zip_link", "a link"),
+        ("bot.zip", GOOD_BOT, 400, "not_a_zip", "not a zip archive"),
+        ("bot.exe", GOOD_BOT, 400, "unsupported_file", ".py file or a .zip"),
+    ],
+    ids=["syntax", "oversize", "bomb", "traversal", "symlink", "not-zip", "exe"],
+)
+def test_a_refused_upload_says_why_and_changes_nothing(
+    alices_bot, alice, code_store, settings, name, data, status, error, words
+):
+    settings.BAIZE_UPLOAD_MAX_BYTES = 1024
+    settings.BAIZE_UPLOAD_MAX_UNPACKED_BYTES = 2048
+    BotVersion.objects.create(bot=alices_bot, number=1, content_hash="e" * 64, status="ready")
+    before = stored_state(code_store)
+    response = upload(client_for(alice), alices_bot, name, data)
+    assert response.status_code == status
+    body = response.json()
+    assert body["error"] == error and words in body["detail"], body
+    assert stored_state(code_store) == before
+
+
+def test_an_upload_to_someone_elses_bot_is_forbidden(alices_bot, bob, code_store):
+    before = stored_state(code_store)
+    response = upload(client_for(bob), alices_bot, "bot.py", GOOD_BOT)
+    assert response.status_code == 403
+    assert response.json()["error"] == "permission_denied"
+    assert "only its owner" in response.json()["detail"]
+    assert stored_state(code_store) == before
+
+
+def test_an_upload_without_a_token_is_refused(alices_bot, code_store):
+    before = stored_state(code_store)
+    response = upload(APIClient(), alices_bot, "bot.py", GOOD_BOT)
+    assert response.status_code == 401
+    assert response.json()["error"] == "not_authenticated"
+    assert stored_state(code_store) == before
+
+
+def test_the_same_code_twice_is_a_conflict(alices_bot, alice, code_store, settings):
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    client = client_for(alice)
+    assert upload(client, alices_bot, "bot.py", GOOD_BOT).status_code == 202
+    before = stored_state(code_store)
+    again = upload(client, alices_bot, "bot.zip", zip_of({"bot.py": GOOD_BOT}))
+    assert again.status_code == 409
+    assert again.json() == {
+        "error": "duplicate_version",
+        "detail": "this code is already version 1 of snag/alices-bot",
+    }
+    assert stored_state(code_store) == before
+
+
+def test_an_upload_without_a_file_says_which_field_to_use(alices_bot, alice):
+    response = client_for(alice).post(
+        f"/api/bots/{alices_bot.pk}/versions/", {}, format="multipart"
+    )
+    assert response.status_code == 400
+    assert "'file'" in response.json()["detail"]["file"]
+
+
+def test_the_sandbox_level_is_public_and_its_layers_are_for_staff(db, sandbox):
+    public = APIClient().get("/api/sandbox/").json()
+    assert public == {"level": "full", "safe": True, "reason": ""}
+    staff = User.objects.create_user("root", password=PASSWORD, is_staff=True)
+    assert client_for(staff).get("/api/sandbox/").json()["layers"]["seccomp"] == "ok"

@@ -1,0 +1,93 @@
+"""Upload payloads for the tests: good bots, broken ones, and hostile zip files."""
+
+from __future__ import annotations
+
+import io
+import stat
+import zipfile
+
+GOOD_BOT = b"""import json
+import sys
+
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "start":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif message["type"] == "decide":
+        print("thinking", file=sys.stderr, flush=True)
+        action = message["observation"]["legal_actions"][0]
+        print(json.dumps({"action": action}), flush=True)
+"""
+#: A good bot split in two modules: bot.py imports its helper from its own folder.
+SPLIT_BOT = b"""import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from strategy import choose
+
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "start":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif message["type"] == "decide":
+        print(json.dumps({"action": choose(message["observation"])}), flush=True)
+"""
+SPLIT_STRATEGY = b"def choose(observation):\n    return observation['legal_actions'][-1]\n"
+SYNTAX_ERROR = b"import json\n\ndef broken(:\n    pass\n"
+CRASHING_BOT = b"""import sys
+sys.stdin.readline()
+print('{"type": "ready"}', flush=True)
+sys.stdin.readline()
+raise RuntimeError("my strategy is not written yet")
+"""
+SILENT_BOT = b"import sys, time\nsys.stdin.readline()\ntime.sleep(60)\n"
+ILLEGAL_BOT = b"""import sys
+for line in sys.stdin:
+    if '"start"' in line:
+        print('{"type": "ready"}', flush=True)
+    elif '"decide"' in line:
+        print('{"action": {"play": "1X"}}', flush=True)
+"""
+
+
+def zip_of(files: dict[str, bytes], *, compression: int = zipfile.ZIP_DEFLATED) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression) as archive:
+        for name, content in files.items():
+            archive.writestr(name, content)
+    return buffer.getvalue()
+
+
+def zip_with_symlink(name: str, target: str) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("bot.py", GOOD_BOT)
+        link = zipfile.ZipInfo(name)
+        link.create_system = 3  # Unix: the mode in the high bits is honoured
+        link.external_attr = (stat.S_IFLNK | 0o777) << 16
+        archive.writestr(link, target)
+    return buffer.getvalue()
+
+
+def zip_bomb(unpacked_bytes: int) -> bytes:
+    """A small zip whose one member unpacks to ``unpacked_bytes`` of zeros."""
+    return zip_of({"bot.py": GOOD_BOT, "padding.bin": b"\0" * unpacked_bytes})
+
+
+def zip_lying_about_size(real_bytes: int) -> bytes:
+    """A zip whose header claims a tiny member that really unpacks to ``real_bytes``."""
+    data = bytearray(zip_of({"bot.py": GOOD_BOT, "data.bin": b"\0" * real_bytes}))
+    # Patch the declared uncompressed size (local header and central directory) to 1 byte.
+    name = b"data.bin"
+    for signature, offset in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
+        start = 0
+        while True:
+            start = data.find(signature, start)
+            if start < 0:
+                break
+            name_at = start + (30 if signature == b"PK\x03\x04" else 46)
+            if data[name_at : name_at + len(name)] == name:
+                data[start + offset : start + offset + 4] = (1).to_bytes(4, "little")
+            start += 4
+    return bytes(data)
