@@ -7,7 +7,7 @@ GAME ?= snag
 # The demo, bench and local server run on the embedded default, where debugging is fine.
 LOCAL := DEBUG=$${DEBUG:-1}
 
-.PHONY: demo test bench strength lint format serve clean browser-deps load-deps
+.PHONY: demo test bench strength lint format serve clean browser-deps load-deps sandbox-deps
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,10 +27,16 @@ browser-deps:
 load-deps:
 	@command -v wrk >/dev/null || (apt-get update -q && $(APT_INSTALL) wrk)
 
-test: $(STAMP) browser-deps
+# The sandbox of uploaded bots: bubblewrap, util-linux (setpriv, prlimit) and Debian's own
+# python3 (outside any home folder, so the bots' uids can run it); idempotent.
+sandbox-deps:
+	@command -v bwrap >/dev/null && command -v setpriv >/dev/null && test -x /usr/bin/python3 \
+		|| (apt-get update -q && $(APT_INSTALL) bubblewrap util-linux python3-minimal)
+
+test: $(STAMP) browser-deps sandbox-deps
 	$(PY) -m pytest
 
-bench: $(STAMP) load-deps
+bench: $(STAMP) load-deps sandbox-deps
 	$(LOCAL) $(PY) manage.py migrate --no-input -v 0
 	$(LOCAL) $(PY) manage.py bench
 
