@@ -31,7 +31,7 @@ load-deps:
 # python3 (outside any home folder, so the bots' uids can run it); idempotent.
 sandbox-deps:
 	@command -v bwrap >/dev/null && command -v setpriv >/dev/null && test -x /usr/bin/python3 \
-		|| (apt-get update -q && $(APT_INSTALL) bubblewrap util-linux python3-minimal)
+		|| (apt-get update -q && $(APT_INSTALL) bubblewrap util-linux python3)
 
 test: $(STAMP) browser-deps sandbox-deps
 	$(PY) -m pytest
