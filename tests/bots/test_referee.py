@@ -243,3 +243,85 @@ def _crash_in_deal(deal: int):
         return rng.choice(observation["legal_actions"])
 
     return choose
+
+
+# The time bank. ----------------------------------------------------------------------------
+
+
+def slow_strategy(seconds: float, *, from_decision: int = 1):
+    """A strategy that thinks ``seconds`` on each decision from the ``from_decision``-th."""
+    import time
+
+    calls = []
+
+    def choose(observation, rng):
+        calls.append(observation)
+        if len(calls) >= from_decision:
+            time.sleep(seconds)
+        return observation["legal_actions"][0]
+
+    return choose
+
+
+def test_each_request_tells_the_bot_its_time_left_including_the_bank():
+    seen = []
+
+    def choose(observation, rng):
+        return observation["legal_actions"][0]
+
+    limits = Limits(decision_seconds=0.5, start_seconds=5, time_bank_seconds=2.0)
+    events = []
+    game_state = SNAG.new_match(3, {"target": 1})
+    from bots import referee as referee_module
+
+    real = referee_module.StrategyConnection.decide
+
+    def spy(self, message, timeout):
+        seen.append((message["time_left"], timeout))
+        return real(self, message, timeout)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(referee_module.StrategyConnection, "decide", spy)
+        referee_match(
+            SNAG,
+            game_state,
+            [StrategyPlayer(choose), StrategyPlayer(choose)],
+            limits=limits,
+            emit=lambda kind, payload: events.append(kind),
+        )
+    assert seen[0] == (2.5, 2.5)
+    assert all(time_left == timeout for time_left, timeout in seen)
+
+
+def test_overtime_is_drawn_from_the_bank_until_it_runs_out():
+    limits = Limits(decision_seconds=0.05, start_seconds=5, time_bank_seconds=0.25)
+    slow = StrategyPlayer(slow_strategy(0.1))
+    result, events = play([slow, StrategyPlayer(load("random"), seed=1)], limits=limits)
+    forfeit = forfeit_of(events)
+    assert (forfeit["seat"], forfeit["reason"]) == (0, "timeout")
+    # About 0.05 s of overtime per decision: a 0.25 s bank lasts a few decisions, not one.
+    own_decisions = [p for kind, p in events if kind == "decision" and p["seat"] == 0]
+    assert 2 <= len(own_decisions) <= 5
+    assert result.time_bank_left[0] == 0.0
+    assert result.time_bank_left[1] == 0.25
+
+
+def test_decisions_within_the_limit_leave_the_bank_whole():
+    limits = Limits(decision_seconds=1.0, start_seconds=5, time_bank_seconds=3.0)
+    result, _ = play(
+        [BuiltinLauncher("random", seed=1), BuiltinLauncher("random", seed=2)], limits=limits
+    )
+    assert result.forfeit is None
+    assert result.time_bank_left == (3.0, 3.0)
+
+
+def test_the_start_message_announces_the_time_bank():
+    from bots.protocol import start_message
+
+    limits = start_message("snag", 0, {"target": 1}, 1.0, 10.0)["limits"]
+    assert limits == {"decision_seconds": 1.0, "time_bank_seconds": 10.0}
+
+
+def test_a_negative_time_bank_is_refused():
+    with pytest.raises(ValueError, match="time bank"):
+        Limits(time_bank_seconds=-1)

@@ -1,0 +1,90 @@
+"""Uploaded versions in real matches: played in the sandbox, their stderr kept for the owner."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from django.contrib.auth.models import User
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from bots.code import BotCode, store_code
+from bots.models import Bot, BotVersion, SeatStderr
+from bots.runner import BuiltinLauncher
+from bots.sandbox import SandboxLauncher
+from bots.services import builtin_bots_sync, launcher_for, match_play, match_seats_create
+from games.models import Match
+from games.services import match_create
+
+from .conftest import stray_sandbox_processes
+from .uploads import GOOD_BOT
+
+
+@pytest.fixture
+def uploaded_version(db, code_store):
+    owner = User.objects.create_user("alice", password="x")
+    bot = Bot.objects.create(owner=owner, game="snag", name="alices")
+    code = BotCode({"bot.py": GOOD_BOT})
+    store_code(code, code_store)
+    return BotVersion.objects.create(
+        bot=bot, number=1, content_hash=code.content_hash, size=code.size, status="ready"
+    )
+
+
+def test_built_in_bots_run_unsandboxed_and_uploads_in_the_sandbox(uploaded_version, sandbox):
+    builtin = builtin_bots_sync(game_id="snag")[0]
+    assert isinstance(launcher_for(builtin), BuiltinLauncher)
+    launcher = launcher_for(uploaded_version)
+    assert isinstance(launcher, SandboxLauncher)
+    assert launcher.code_dir.name == uploaded_version.content_hash
+
+
+@pytest.mark.parametrize("status", ["pending", "rejected"])
+def test_a_version_that_is_not_ready_does_not_play(uploaded_version, status):
+    uploaded_version.status = status
+    with pytest.raises(ValueError, match=f"is {status}, not ready"):
+        launcher_for(uploaded_version)
+
+
+def test_a_tournament_may_override_the_sandbox_limits(uploaded_version, sandbox):
+    launcher = launcher_for(uploaded_version, memory_bytes=256 << 20)
+    assert launcher.limits.memory_bytes == 256 << 20
+    spec = launcher.launch_spec()
+    try:
+        assert f"--as={256 << 20}" in spec.argv
+    finally:
+        for fd in spec.pass_fds:
+            os.close(fd)
+        spec.on_close()
+
+
+@pytest.mark.sandbox
+def test_an_uploaded_bot_plays_a_match_and_only_its_owner_sees_its_stderr(
+    uploaded_version, sandbox
+):
+    random_version = builtin_bots_sync(game_id="snag")[0]
+    match = match_create(game_id="snag", seed=4, options={"target": 5})
+    match_seats_create(match=match, versions=[uploaded_version, random_version])
+    result = match_play(match_id=match.pk, time_bank_seconds=2.0)
+    assert result is not None and result.forfeit is None
+    assert Match.objects.get(pk=match.pk).status == Match.Status.FINISHED
+    assert stray_sandbox_processes() == []
+    stored = SeatStderr.objects.get(seat__match=match, seat__seat=0)
+    assert stored.text.startswith("thinking\n")
+    assert not SeatStderr.objects.filter(seat__match=match, seat__seat=1).exists()
+
+    path = f"/api/matches/{match.pk}/seats/0/stderr/"
+    owner = APIClient()
+    token = Token.objects.create(user=uploaded_version.bot.owner)
+    owner.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    assert owner.get(path).json()["stderr"] == stored.text
+    stranger = APIClient()
+    stranger.force_authenticate(User.objects.create_user("mallory", password="x"))
+    refused = stranger.get(path)
+    assert refused.status_code == 403
+    assert refused.json()["detail"] == "only the bot's owner and staff see its stderr"
+    assert APIClient().get(path).status_code == 401
+    staff = APIClient()
+    staff.force_authenticate(User.objects.create_user("root", password="x", is_staff=True))
+    assert staff.get(path).status_code == 200
