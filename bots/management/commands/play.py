@@ -1,0 +1,120 @@
+"""``manage.py play GAME BOT BOT``: a match between two local bots, printed as it is played.
+
+A bot is a Python file, a folder holding ``bot.py``, or the name of a built-in bot
+(``random``, ``heuristic``, or a strategy such as ``snag_heuristic``). The protocol and the
+time limits are the server's (settings); ``--sandbox`` runs the files in the sandbox too.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from bots.referee import Limits, MatchResult, referee_match
+from bots.runner import BotLauncher, BuiltinLauncher, ScriptLauncher
+from bots.services import builtin_strategy_names
+from games.rules import get_game
+
+
+class Command(BaseCommand):
+    help = "Play a match between two local bots with the server's protocol and limits."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("game", help="game id: snag, exposure, spades, rounds, jam")
+        parser.add_argument(
+            "bots", nargs=2, metavar="BOT", help="a .py file, a folder, or a built-in name"
+        )
+        parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument(
+            "--option",
+            action="append",
+            default=[],
+            metavar="NAME=VALUE",
+            help="a match option, e.g. target=20 (VALUE is read as JSON when it can be)",
+        )
+        parser.add_argument("--decision-seconds", type=float, default=None)
+        parser.add_argument("--time-bank", type=float, default=None, help="seconds per match")
+        parser.add_argument("--sandbox", action="store_true", help="run bot files sandboxed")
+        parser.add_argument("--quiet", action="store_true", help="print only the result")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            game = get_game(options["game"])
+            state = game.new_match(options["seed"], _match_options(options["option"]))
+        except ValueError as error:
+            raise CommandError(str(error)) from None
+        players = [self._launcher(game.id, spec, options["sandbox"]) for spec in options["bots"]]
+        limits = Limits(
+            decision_seconds=options["decision_seconds"] or settings.BAIZE_DECISION_TIMEOUT,
+            start_seconds=settings.BAIZE_BOT_START_TIMEOUT,
+            time_bank_seconds=settings.BAIZE_TIME_BANK_SECONDS
+            if options["time_bank"] is None
+            else options["time_bank"],
+        )
+        self.quiet = options["quiet"]
+        for seat, player in enumerate(players):
+            self.stdout.write(f"seat {seat}: {player}")
+        result = referee_match(game, state, players, limits=limits, emit=self._print_event)
+        self._print_result(result)
+
+    def _launcher(self, game_id: str, spec: str, sandboxed: bool) -> BotLauncher:
+        path = Path(spec)
+        if path.is_dir():
+            path = path / "bot.py"
+        if path.suffix == ".py":
+            if not path.is_file():
+                raise CommandError(f"no such bot file: {path}")
+            if sandboxed:
+                from bots.sandbox import current_sandbox
+
+                return current_sandbox().launcher(path.resolve().parent, script=path.name)
+            return ScriptLauncher(path)
+        strategy = builtin_strategy_names(game_id).get(spec, spec)
+        try:
+            return BuiltinLauncher(strategy)
+        except ValueError:
+            known = sorted(builtin_strategy_names(game_id))
+            raise CommandError(
+                f"{spec!r} is neither a .py file, a folder with bot.py, nor a built-in bot "
+                f"({', '.join(known)})"
+            ) from None
+
+    def _print_event(self, kind: str, payload: dict[str, Any]) -> None:
+        if self.quiet:
+            return
+        if kind == "decision":
+            action = json.dumps(payload["action"])
+            self.stdout.write(f"  seat {payload['seat']}: {action}  ({payload['think_us']} µs)")
+        elif kind == "shuffle":
+            self.stdout.write(f"shuffle {payload['k']}: {' '.join(payload['order'][:12])} ...")
+        elif kind == "forfeit":
+            self.stdout.write(
+                f"seat {payload['seat']} forfeits ({payload['reason']}): {payload['detail']}"
+            )
+
+    def _print_result(self, result: MatchResult) -> None:
+        for seat, stderr in enumerate(result.stderr):
+            if stderr.strip():
+                self.stdout.write(f"--- stderr of seat {seat} ---\n{stderr.rstrip()}")
+        self.stdout.write(
+            f"winner: seat {result.winner}, scores {list(result.scores)}, "
+            f"{result.reason.value}, {result.decisions} decisions, "
+            f"time bank left {[round(left, 3) for left in result.time_bank_left]}"
+        )
+
+
+def _match_options(pairs: list[str]) -> dict[str, Any]:
+    options = {}
+    for pair in pairs:
+        name, separator, raw = pair.partition("=")
+        if not separator:
+            raise CommandError(f"--option wants NAME=VALUE, got {pair!r}")
+        try:
+            options[name] = json.loads(raw)
+        except ValueError:
+            options[name] = raw
+    return options

@@ -1,0 +1,53 @@
+"""A starter bot for Two-handed Spades: bid what the hand's high cards suggest, play high to win.
+
+Run it locally against a built-in bot, with the server's protocol and limits:
+
+    python manage.py play spades examples/spades/bot.py random
+
+then upload it (docs/bot-author-guide.md). The observation's fields are in
+docs/bot-protocol.md and the rules in docs/rules/spades.md. Log to stderr, never stdout.
+"""
+
+import json
+import sys
+
+RANKS = "23456789TJQKA"
+
+
+def rank(card: str) -> int:
+    """2 is 0, ace is 12: cards are two characters, rank then suit ("7H", "TS")."""
+    return RANKS.index(card[0])
+
+
+def choose(observation: dict, time_left: float) -> dict:
+    """One of ``observation["legal_actions"]``: keep-or-discard draws, ``{"bid": n}``,
+    ``{"play": card}``, depending on ``phase``."""
+    legal = observation["legal_actions"]
+    if observation["phase"] == "bid":
+        strong = sum(1 for card in observation["hand"] if card[0] in "AK" or card[1] == "S")
+        bids = [action for action in legal if "bid" in action]
+        wanted = max(1, strong // 2)
+        return min(bids, key=lambda action: abs(action["bid"] - wanted))
+    plays = [action for action in legal if "play" in action]
+    if not plays:
+        return legal[0]
+    leading = not observation["trick"]
+    pick = max if leading else min
+    return pick(plays, key=lambda action: rank(action["play"]))
+
+
+def main() -> None:
+    for line in sys.stdin:
+        message = json.loads(line)
+        if message["type"] == "start":
+            # Seat, options and limits arrive here; answer within the start timeout.
+            print(json.dumps({"type": "ready"}), flush=True)
+        elif message["type"] == "decide":
+            action = choose(message["observation"], message["time_left"])
+            print(json.dumps({"action": action}), flush=True)
+        elif message["type"] == "end":
+            break
+
+
+if __name__ == "__main__":
+    main()

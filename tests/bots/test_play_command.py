@@ -1,0 +1,56 @@
+"""``manage.py play``: two local bots, the server's protocol and limits, the play printed."""
+
+from __future__ import annotations
+
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+ROOT = Path(__file__).parents[2]
+
+
+def play(*args: str) -> str:
+    out = StringIO()
+    call_command("play", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_a_local_file_plays_a_built_in_bot_and_every_decision_is_printed():
+    output = play(
+        "snag", str(ROOT / "examples" / "snag" / "bot.py"), "random", "--option", "target=5"
+    )
+    assert output.splitlines()[0] == f"seat 0: script:{ROOT / 'examples' / 'snag' / 'bot.py'}"
+    assert "seat 1: builtin:random" in output
+    assert "  seat 0: {" in output and "µs)" in output
+    assert "winner: seat" in output and "played" in output
+
+
+def test_a_folder_with_bot_py_and_a_builtin_strategy_name_are_bots():
+    output = play("jam", str(ROOT / "examples" / "jam"), "jam_heuristic", "--quiet")
+    assert "builtin:jam_heuristic" in output
+    assert "  seat 0:" not in output  # --quiet prints only the result
+
+
+def test_a_forfeit_is_printed_with_its_reason_and_the_bots_stderr():
+    crash = ROOT / "tests" / "bots" / "hostile" / "crash.py"
+    output = play("snag", str(crash), "random", "--decision-seconds", "0.5")
+    assert "seat 0 forfeits (crash)" in output
+    assert "--- stderr of seat 0 ---" in output and "deliberate crash" in output
+
+
+@pytest.mark.sandbox
+def test_bot_files_can_run_in_the_sandbox(sandbox):
+    output = play("snag", str(ROOT / "examples" / "snag"), "random", "--sandbox", "--quiet")
+    assert "seat 0: sandbox:snag/bot.py" in output
+    assert "played" in output
+
+
+def test_an_unknown_bot_or_option_is_a_clear_error():
+    with pytest.raises(CommandError, match="neither a .py file"):
+        play("snag", "no_such_bot", "random")
+    with pytest.raises(CommandError, match="NAME=VALUE"):
+        play("snag", "random", "random", "--option", "target")
+    with pytest.raises(CommandError, match="no such bot file"):
+        play("snag", "missing.py", "random")
