@@ -8,11 +8,13 @@ their ratio is the runner's own overhead. ``shared/SANDBOX.md`` has the referenc
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import statistics
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from time import perf_counter, perf_counter_ns
 from typing import Any
 
@@ -20,7 +22,16 @@ from games.rules import get_game
 
 from .protocol import decide_message, encode, start_message
 from .referee import Limits, referee_match
-from .runner import BotProcess, BuiltinLauncher, LaunchSpec, pinned_to_cpu
+from .runner import (
+    BUILTIN_DIR,
+    BotLauncher,
+    BotProcess,
+    BuiltinLauncher,
+    LaunchSpec,
+    ScriptLauncher,
+    pinned_to_cpu,
+)
+from .sandbox import Sandbox
 
 #: The trivial bot of the round-trip figures: it echoes whatever it reads.
 ECHO_PROGRAM = (
@@ -140,3 +151,117 @@ def _median_us(exchange: Callable[[], object], rounds: int) -> float:
         exchange()
         times.append(perf_counter_ns() - began)
     return statistics.median(times) / 1e3
+
+
+# The sandbox. --------------------------------------------------------------------------------
+
+
+#: The smallest real bot: it imports ``json`` (most of Python's start-up, SANDBOX.md) and
+#: answers ``start``; the start-up rows time it with and without the sandbox.
+MINIMAL_BOT = (
+    "import json, sys\n"
+    "for line in sys.stdin:\n"
+    "    if json.loads(line)['type'] == 'start':\n"
+    "        print(json.dumps({'type': 'ready'}), flush=True)\n"
+)
+
+
+def _bench_code_dir(sandbox: Sandbox, name: str, program: str) -> Path:
+    """A folder holding ``program`` as ``bot.py``, readable by the sandbox's uids."""
+    folder = sandbox.config.state_dir / f"bench-{name}"
+    folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(0o755)
+    script = folder / "bot.py"
+    script.write_text(program)
+    script.chmod(0o644)
+    return folder
+
+
+def _sandboxed_builtin(sandbox: Sandbox, strategy: str, seed: int | None = None) -> BotLauncher:
+    args = (strategy,) if seed is None else (strategy, str(seed))
+    return sandbox.launcher(BUILTIN_DIR, script="main.py", args=args)
+
+
+def startup_ms(launcher: BotLauncher, runs: int = 21, cpu: int | None = None) -> float:
+    """Median ms from asking ``launcher`` for a bot (for the sandbox: slot, sweep, spawn) to
+    its ``ready``. Closing (kill, reap, uid sweep) is not counted: it follows the match."""
+    start = encode(start_message("snag", 0, {"target": 50}, 1.0))
+    times = []
+    with pinned_to_cpu(cpu):
+        for _ in range(runs):
+            began = perf_counter()
+            bot = BotProcess(launcher.launch_spec())
+            try:
+                bot.send(start, timeout=5)
+                bot.receive(timeout=5)
+                times.append(perf_counter() - began)
+            finally:
+                bot.close()
+    return statistics.median(times) * 1e3
+
+
+def minimal_bot_startup_ms(
+    sandbox: Sandbox, runs: int = 21, cpu: int | None = None
+) -> dict[str, float]:
+    """Start-up of the minimal bot as a plain process and in the sandbox, one run each."""
+    folder = _bench_code_dir(sandbox, "minimal", MINIMAL_BOT)
+    return {
+        "plain_ms": startup_ms(ScriptLauncher(folder / "bot.py"), runs, cpu),
+        "sandbox_ms": startup_ms(sandbox.launcher(folder), runs, cpu),
+    }
+
+
+def sandbox_round_trip_overhead(
+    sandbox: Sandbox, rounds: int = 5000, repeats: int = 3, cpu: int | None = None
+) -> dict:
+    """The bare pipe round trip beside the same exchange with the echo bot in the sandbox."""
+    cpu = first_cpu() if cpu is None else cpu
+    launcher = sandbox.launcher(_bench_code_dir(sandbox, "echo", ECHO_PROGRAM))
+    line = typical_decide_line()
+    bare, sandboxed = [], []
+    for _ in range(repeats):
+        bare.append(bare_round_trip_us(rounds, cpu))
+        with pinned_to_cpu(cpu), BotProcess(launcher.launch_spec()) as bot:
+            sandboxed.append(_median_us(lambda: bot.request(line, timeout=5), rounds))
+    bare_us, sandbox_us = statistics.median(bare), statistics.median(sandboxed)
+    return {"bare_us": bare_us, "sandbox_us": sandbox_us, "ratio": sandbox_us / bare_us}
+
+
+def _matches_on_cpu(sandbox: Sandbox | None, cpu: int, seeds: range) -> int:
+    game = get_game("snag")
+    for seed in seeds:
+        if sandbox is None:
+            players = [BuiltinLauncher("snag_heuristic", seed), BuiltinLauncher("random", seed)]
+        else:
+            players = [
+                _sandboxed_builtin(sandbox, "snag_heuristic", seed),
+                _sandboxed_builtin(sandbox, "random", seed),
+            ]
+        result = referee_match(
+            game, game.new_match(seed), players, limits=Limits(), emit=_ignore, cpu=cpu
+        )
+        if result.forfeit is not None:
+            raise RuntimeError(f"a benchmark match forfeited: {result.forfeit}")
+    return len(seeds)
+
+
+def snag_matches_per_second_all_cpus(sandbox: Sandbox | None, matches_per_cpu: int = 10) -> float:
+    """Snag matches (target 50, heuristic against random) per second of wall time, one worker
+    process per CPU, each pinned to its CPU as workers are; ``sandbox=None``: plain bots."""
+    cpus = sorted(os.sched_getaffinity(0))
+    context = multiprocessing.get_context("fork")
+    began = perf_counter()
+    with context.Pool(len(cpus)) as pool:
+        jobs = [
+            pool.apply_async(
+                _matches_on_cpu,
+                (sandbox, cpu, range(n * matches_per_cpu, (n + 1) * matches_per_cpu)),
+            )
+            for n, cpu in enumerate(cpus)
+        ]
+        played = sum(job.get(timeout=600) for job in jobs)
+    return played / (perf_counter() - began)
+
+
+def _ignore(kind: str, payload: dict[str, Any]) -> None:
+    pass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 import statistics
 from collections.abc import Callable
@@ -78,7 +79,51 @@ class Command(BaseCommand):
             ],
         )
         rows.append(_row("Snag matches, two subprocess bots, 1 core", e2e, "matches/s"))
+        rows += _sandbox_rows(runs, quick, console)
         return rows
+
+
+def _sandbox_rows(runs: int, quick: bool, console: Console) -> list[tuple[str, ...]]:
+    """The sandbox of uploaded bots beside the plain processes it wraps (bots/sandbox)."""
+    from bots.sandbox import current_sandbox
+
+    sandbox = current_sandbox()
+    if not sandbox.report.safe:
+        console.log(f"sandbox rows skipped: {sandbox.report.reason}")
+        return [("sandbox", sandbox.report.level.name.lower(), "level", "full", "NO")]
+    cpu = bot_bench.first_cpu()
+    console.log("sandbox start-up")
+    startups = [bot_bench.minimal_bot_startup_ms(sandbox, runs=11, cpu=cpu) for _ in range(runs)]
+    plain = statistics.median(s["plain_ms"] for s in startups)
+    boxed = statistics.median(s["sandbox_ms"] for s in startups)
+    console.log("sandbox round trips")
+    rounds = 2000 if quick else 5000
+    trips = [bot_bench.sandbox_round_trip_overhead(sandbox, rounds, 1, cpu) for _ in range(runs)]
+    console.log("sandboxed matches over all cores")
+    per_cpu = 3 if quick else 10
+    plain_matches = _median(runs, lambda: bot_bench.snag_matches_per_second_all_cpus(None, per_cpu))
+    boxed_matches = _median(
+        runs, lambda: bot_bench.snag_matches_per_second_all_cpus(sandbox, per_cpu)
+    )
+    cores = len(os.sched_getaffinity(0))
+    return [
+        _row("minimal bot start-up, plain process", plain, "ms"),
+        _row("minimal bot start-up, in the sandbox", boxed, "ms", 25, lower_is_better=True),
+        _row(
+            "sandbox round trip per decision, pinned",
+            statistics.median(t["sandbox_us"] for t in trips),
+            "µs",
+        ),
+        _row(
+            "sandbox / bare round trip",
+            statistics.median(t["ratio"] for t in trips),
+            "ratio",
+            1.7,
+            lower_is_better=True,
+        ),
+        _row(f"Snag matches, plain bots, {cores} cores", plain_matches, "matches/s"),
+        _row(f"Snag matches, sandboxed bots, {cores} cores", boxed_matches, "matches/s", 50),
+    ]
 
 
 def _median(runs: int, measure: Callable[[], float]) -> float:
