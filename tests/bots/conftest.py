@@ -40,6 +40,18 @@ def _fast_passwords(settings):
 
 
 @pytest.fixture(autouse=True)
+def _tasks_in_process(monkeypatch):
+    """Checks queued on commit run in the test's process, also where CI points Celery at
+    Redis (these tests are about the check, not the queue)."""
+    from bots.tasks import bot_version_check_task
+
+    def run_here(version_id: int) -> None:
+        bot_version_check_task.apply((version_id,), throw=True)
+
+    monkeypatch.setattr(bot_version_check_task, "delay", run_here)
+
+
+@pytest.fixture(autouse=True)
 def _fresh_throttles():
     from django.core.cache import cache
 

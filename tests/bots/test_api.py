@@ -289,8 +289,7 @@ def test_an_upload_without_a_token_is_refused(alices_bot, code_store):
     assert stored_state(code_store) == before
 
 
-def test_the_same_code_twice_is_a_conflict(alices_bot, alice, code_store, settings):
-    settings.CELERY_TASK_ALWAYS_EAGER = True
+def test_the_same_code_twice_is_a_conflict(alices_bot, alice, code_store):
     client = client_for(alice)
     assert upload(client, alices_bot, "bot.py", GOOD_BOT).status_code == 202
     before = stored_state(code_store)

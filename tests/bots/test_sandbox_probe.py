@@ -1,0 +1,70 @@
+"""The probe names the missing layer and the level; the seccomp filter is a sound program."""
+
+from __future__ import annotations
+
+import struct
+import uuid
+
+import pytest
+
+from bots.sandbox import SandboxConfig, SandboxLevel, probe_sandbox
+from bots.sandbox.seccomp import SeccompUnsupported, filter_instructions, filter_program
+
+
+@pytest.fixture
+def state_dir(settings):
+    """A sandbox state folder the slot uids can traverse (pytest's tmp_path is private)."""
+    folder = settings.VAR_DIR / "probes" / uuid.uuid4().hex
+    folder.mkdir(parents=True)
+    for path in (folder.parent, folder):
+        path.chmod(0o755)
+    return folder
+
+
+@pytest.mark.sandbox
+def test_without_bubblewrap_the_level_is_limits_and_uploads_are_refused(sandbox, state_dir):
+    sandbox = probe_sandbox(SandboxConfig(state_dir=state_dir, bwrap="/nonexistent/bwrap"))
+    report = sandbox.report
+    assert report.level is SandboxLevel.LIMITS
+    assert not report.safe
+    assert report.layers["namespaces"] == "/nonexistent/bwrap not found"
+    assert "below full" in report.reason and "bwrap not found" in report.reason
+
+
+def test_without_the_bots_interpreter_nothing_runs(tmp_path):
+    sandbox = probe_sandbox(SandboxConfig(state_dir=tmp_path, python="/nonexistent/python3"))
+    assert sandbox.report.level is SandboxLevel.NONE
+    assert "does not run" in sandbox.report.layers["python"]
+
+
+@pytest.mark.sandbox
+def test_with_every_layer_the_probe_bot_proves_the_full_level(sandbox, state_dir):
+    probed = probe_sandbox(SandboxConfig(state_dir=state_dir))
+    assert probed.report.level is SandboxLevel.FULL
+    assert "sandbox level: full" in probed.report.describe()
+
+
+@pytest.mark.sandbox
+def test_a_state_folder_the_bots_cannot_reach_is_reported(sandbox, tmp_path):
+    probed = probe_sandbox(SandboxConfig(state_dir=tmp_path))  # pytest makes it private
+    assert probed.report.level is SandboxLevel.NONE
+    assert "Permission denied" in probed.report.reason
+
+
+def test_every_jump_of_the_filter_lands_inside_it():
+    program = filter_instructions("x86_64")
+    for index, (code, jt, jf, _) in enumerate(program):
+        if code & 0x07 == 0x05:  # BPF_JMP
+            assert index + 1 + max(jt, jf) < len(program)
+    assert program[-1] == (0x06, 0, 0, 0x7FFF0000)  # the last word allows
+
+
+def test_the_filter_is_packed_as_sock_filter_structs():
+    data = filter_program("x86_64")
+    assert len(data) == 8 * len(filter_instructions("x86_64"))
+    assert struct.unpack_from("=HBBI", data, 0) == (0x20, 0, 0, 4)  # load the architecture
+
+
+def test_an_architecture_without_a_table_is_unsupported():
+    with pytest.raises(SeccompUnsupported, match="aarch64"):
+        filter_program("aarch64")
