@@ -107,8 +107,11 @@ def uploaded_launcher(version: BotVersion, **limit_overrides: int) -> BotLaunche
     sandbox is below the safe level."""
     if version.builtin:
         raise ValueError(f"{version} is built in, not uploaded")
+    sandbox = current_sandbox()
+    if not sandbox.report.safe:
+        raise SandboxUnsafe(sandbox.report.reason)
     limits = sandbox_limits(**limit_overrides)
-    return current_sandbox().launcher(version_code_dir(version), limits=limits)
+    return sandbox.launcher(version_code_dir(version), limits=limits)
 
 
 def smoke_options(game: Game) -> dict[str, Any]:

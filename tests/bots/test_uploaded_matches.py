@@ -88,3 +88,35 @@ def test_an_uploaded_bot_plays_a_match_and_only_its_owner_sees_its_stderr(
     staff = APIClient()
     staff.force_authenticate(User.objects.create_user("root", password="x", is_staff=True))
     assert staff.get(path).status_code == 200
+
+
+def test_on_a_machine_without_a_safe_sandbox_a_version_waits_and_says_why(
+    uploaded_version, monkeypatch
+):
+    from bots import uploads
+    from bots.sandbox import Sandbox, SandboxLevel, SandboxReport, sandbox_config
+    from bots.uploads import bot_version_check
+
+    weak = Sandbox(sandbox_config(), SandboxReport(SandboxLevel.LIMITS, {"namespaces": "no"}))
+    monkeypatch.setattr(uploads, "current_sandbox", lambda: weak)
+    BotVersion.objects.filter(pk=uploaded_version.pk).update(status="pending")
+    checked = bot_version_check(version_id=uploaded_version.pk)
+    assert checked.status == "pending"
+    assert checked.status_reason.startswith("waiting for a worker with a safe sandbox: ")
+    assert "below full" in checked.status_reason
+
+
+@pytest.mark.sandbox
+def test_a_second_delivery_of_a_check_changes_nothing(uploaded_version, sandbox):
+    from bots.uploads import bot_version_check
+
+    BotVersion.objects.filter(pk=uploaded_version.pk).update(status="pending")
+    first = bot_version_check(version_id=uploaded_version.pk)
+    assert first.status == "ready"
+    BotVersion.objects.filter(pk=uploaded_version.pk).update(check_log="kept")
+    second = bot_version_check(version_id=uploaded_version.pk)
+    assert (second.status, second.check_log, second.checked_at) == (
+        "ready",
+        "kept",
+        first.checked_at,
+    )
