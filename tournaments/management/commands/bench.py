@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import random
 import statistics
 from collections.abc import Callable
 from typing import Any
 
+from django.apps import apps
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import connection
 from rich.console import Console
@@ -80,6 +82,7 @@ class Command(BaseCommand):
         )
         rows.append(_row("Snag matches, two subprocess bots, 1 core", e2e, "matches/s"))
         rows += _sandbox_rows(runs, quick, console)
+        rows += _installed_app_rows(runs, quick, console)
         return rows
 
 
@@ -124,6 +127,24 @@ def _sandbox_rows(runs: int, quick: bool, console: Console) -> list[tuple[str, .
         _row(f"Snag matches, plain bots, {cores} cores", plain_matches, "matches/s"),
         _row(f"Snag matches, sandboxed bots, {cores} cores", boxed_matches, "matches/s", 50),
     ]
+
+
+def _installed_app_rows(runs: int, quick: bool, console: Console) -> list[tuple[str, ...]]:
+    """Rows measured by the apps above this layer (the web pages under load), so that this
+    layer names none of them: an installed app whose ``benchmarks`` module has
+    ``bench_rows(runs=, quick=, log=)`` gives ``(what, value, unit, target, lower_is_better)``
+    tuples."""
+    rows = []
+    for app in apps.get_app_configs():
+        name = f"{app.name}.benchmarks"
+        if importlib.util.find_spec(name) is None:
+            continue
+        measure = getattr(importlib.import_module(name), "bench_rows", None)
+        for what, value, unit, target, lower in (
+            measure(runs=runs, quick=quick, log=console.log) if measure else []
+        ):
+            rows.append(_row(what, value, unit, target, lower_is_better=lower))
+    return rows
 
 
 def _median(runs: int, measure: Callable[[], float]) -> float:
