@@ -1,0 +1,91 @@
+"""The chapters of a match for the replay viewer: where each deal and trick starts, the score.
+
+Folds the stored log through the rules engine once, the way the contracts prescribe (the
+recorded shuffle orders as stacked decks, then the decisions in order). Everything it
+returns is public while the match runs: step numbers, trick counts and match points.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from games.events import EventType
+from games.rules import Game, IllegalAction, State, get_game
+
+#: What each game calls one deal in its rules pages.
+DEAL_NOUN = {"spades": "Hand", "rounds": "Stage"}
+#: Actions that put a card on the trick: a trick starts at the step that asks for one.
+TRICK_ACTIONS = ("play", "bar")
+
+
+@dataclass
+class Chapter:
+    step: int
+    label: str
+
+
+@dataclass
+class Deal(Chapter):
+    tricks: list[Chapter] = field(default_factory=list)
+
+
+@dataclass
+class Timeline:
+    steps: int = 0
+    #: Match points after each step, ``scores[0]`` at the start.
+    scores: list[list[int]] = field(default_factory=list)
+    deals: list[Deal] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def match_timeline(records: list[tuple]) -> Timeline:
+    """The chapters of a log of ``(seq, type, payload, hash)`` records, as far as it replays."""
+    timeline = Timeline()
+    if not records or records[0][1] != EventType.MATCH_STARTED:
+        return timeline
+    start = records[0][2]
+    try:
+        game = get_game(start["game"])
+        orders = [p["order"] for _, kind, p, _ in records if kind == EventType.SHUFFLE]
+        state = game.new_match(start["seed"], {**start["options"], "decks": orders})
+    except (ValueError, KeyError, TypeError):
+        return timeline
+    decisions = [p for _, kind, p, _ in records if kind == EventType.DECISION]
+    _fold(timeline, game, state, decisions)
+    return timeline
+
+
+def _fold(timeline: Timeline, game: Game, state: State, decisions: list[dict]) -> None:
+    for step in range(len(decisions) + 1):
+        timeline.steps = step
+        timeline.scores.append(state.scores)
+        _mark_chapters(timeline, game, state, step)
+        if step == len(decisions):
+            return
+        try:
+            state = game.apply(state, decisions[step]["action"])
+        except (IllegalAction, KeyError, TypeError):
+            return  # the log stops replaying here; the viewer shows it up to this step
+
+
+def _mark_chapters(timeline: Timeline, game: Game, state: State, step: int) -> None:
+    if state.to_play is None:
+        return
+    view = game.observation(state, 0)
+    if not timeline.deals or timeline.deals[-1].label != _deal_label(game, state, view):
+        timeline.deals.append(Deal(step, _deal_label(game, state, view)))
+    deal = timeline.deals[-1]
+    starts_trick = not view.get("trick") and any(
+        key in action for action in state.legal_actions() for key in TRICK_ACTIONS
+    )
+    if starts_trick and len(deal.tricks) == view.get("tricks_played", 0):
+        deal.tricks.append(Chapter(step, f"Trick {len(deal.tricks) + 1}"))
+
+
+def _deal_label(game: Game, state: State, view: dict[str, Any]) -> str:
+    if "stage" in view and "game_number" in view:
+        return f"Game {view['game_number']}, stage {view['stage']}"
+    return f"{DEAL_NOUN.get(game.id, 'Deal')} {state.deal_number}"
