@@ -1,0 +1,371 @@
+"""Reads for the public pages, each a fixed number of queries whatever the data size.
+
+The tournaments and bots apps own their reads; what is here only gathers what a page
+shows and does not fit theirs: the home page's summaries, a bot's recent matches, a
+match's seats and tournament, and the cheap version stamp that tells when a tournament
+page must be rendered again.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Count, Max, Q, QuerySet
+
+from bots.models import Bot, BotVersion, MatchSeat
+from games.models import Match
+from games.rules import GAMES
+from tournaments import selectors as tournament_selectors
+from tournaments.duplicate import SetResult
+from tournaments.formats import Format
+from tournaments.models import DuplicateSet, Entrant, Pairing, Rating, Tournament, TournamentMatch
+from tournaments.selectors import BracketGameView, StandingsTable
+
+from .brackets import Section, bracket_sections
+
+RECENT = 10
+_DONE = [Match.Status.FINISHED, Match.Status.FAILED]
+
+
+def tournaments_with_progress() -> QuerySet[Tournament]:
+    """Tournaments with ``matches_total``, ``matches_done`` and ``matches_running``."""
+    current = Q(matches__replaced_at__isnull=True)
+    return Tournament.objects.annotate(
+        matches_total=Count("matches", filter=current),
+        matches_done=Count("matches", filter=current & Q(matches__match__status__in=_DONE)),
+        matches_running=Count(
+            "matches", filter=current & Q(matches__match__status=Match.Status.RUNNING)
+        ),
+    )
+
+
+@dataclass
+class GameSummary:
+    id: str
+    name: str
+    bots: int
+    rated: int
+
+
+def game_summaries() -> list[GameSummary]:
+    """Every game with how many bots play it and how many versions have a rating."""
+    bots = dict(Bot.objects.values_list("game").annotate(count=Count("id")))
+    rated = dict(Rating.objects.values_list("leaderboard__game").annotate(count=Count("id")))
+    return [
+        GameSummary(game.id, game.name, bots.get(game.id, 0), rated.get(game.id, 0))
+        for game in GAMES.values()
+    ]
+
+
+@dataclass
+class HomePage:
+    games: list[GameSummary]
+    running: list[Tournament]
+    upcoming: list[Tournament]
+    recent: list[Tournament]
+
+
+def home_page() -> HomePage:
+    tournaments = tournaments_with_progress()
+    status = Tournament.Status
+    return HomePage(
+        games=game_summaries(),
+        running=list(tournaments.filter(status=status.RUNNING).order_by("-started_at", "-id")),
+        upcoming=list(
+            tournaments.filter(status=status.SCHEDULED).order_by("starts_at", "id")[:RECENT]
+        ),
+        recent=list(
+            tournaments.filter(status=status.FINISHED).order_by("-finished_at", "-id")[:RECENT]
+        ),
+    )
+
+
+def tournament_version(*, tournament_id: int) -> tuple[Any, ...] | None:
+    """What changes whenever a tournament page would show something new; None if no such
+    tournament. One aggregate query: status, advances, and the matches started and done."""
+    current = Q(matches__replaced_at__isnull=True)
+    row = (
+        Tournament.objects.filter(pk=tournament_id)
+        .annotate(
+            done=Count("matches", filter=current & Q(matches__match__status__in=_DONE)),
+            running=Count(
+                "matches", filter=current & Q(matches__match__status=Match.Status.RUNNING)
+            ),
+            last=Max("matches__match__finished_at"),
+            total=Count("matches"),
+        )
+        .values_list("status", "progress", "done", "running", "last", "total")
+        .first()
+    )
+    return row
+
+
+@dataclass
+class MatchRow:
+    """One match as a line of a list: its players by seat, its result."""
+
+    match: Match
+    players: list[BotVersion | None] = field(default_factory=lambda: [None, None])
+
+    @property
+    def winner_version(self) -> BotVersion | None:
+        return None if self.match.winner is None else self.players[self.match.winner]
+
+
+def match_rows(matches: list[Match]) -> list[MatchRow]:
+    """The matches with their seated versions (and bots), in one more query."""
+    rows = {match.pk: MatchRow(match) for match in matches}
+    seats = MatchSeat.objects.filter(match_id__in=list(rows)).select_related("version__bot")
+    for seat in seats:
+        rows[seat.match_id].players[seat.seat] = seat.version
+    return list(rows.values())
+
+
+def tournament_running_matches(*, tournament: Tournament) -> list[MatchRow]:
+    matches = Match.objects.filter(
+        tournament_match__tournament=tournament, status=Match.Status.RUNNING
+    ).order_by("started_at", "id")
+    return match_rows(list(matches))
+
+
+def tournament_match_links(*, tournament: Tournament) -> dict[int, list[dict[str, Any]]]:
+    """Pairing id -> its current matches (id, set number, status, winner side, scores)."""
+    rows = (
+        TournamentMatch.objects.filter(tournament=tournament, replaced_at__isnull=True)
+        .order_by("duplicate_set__number", "first_seat")
+        .values_list(
+            "duplicate_set__pairing_id",
+            "duplicate_set__number",
+            "first_seat",
+            "match_id",
+            "match__status",
+            "match__winner",
+            "match__scores",
+        )
+    )
+    links: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for pairing_id, set_number, first_seat, match_id, status, winner, scores in rows:
+        links[pairing_id].append(
+            {
+                "id": match_id,
+                "set": set_number,
+                "first_seat": first_seat,
+                "status": status,
+                "first_won": None if winner is None else winner == first_seat,
+                "scores": scores,
+            }
+        )
+    return links
+
+
+@dataclass
+class BotMatch:
+    """A match seen from one bot's seat."""
+
+    match: Match
+    seat: int
+    version: BotVersion
+    opponent: BotVersion | None
+
+    @property
+    def won(self) -> bool | None:
+        return None if self.match.winner is None else self.match.winner == self.seat
+
+    @property
+    def score(self) -> tuple[int, int] | None:
+        scores = self.match.scores
+        return None if scores is None else (scores[self.seat], scores[1 - self.seat])
+
+
+def bot_matches(rows: list[MatchRow], bot: Bot) -> list[BotMatch]:
+    seen = []
+    for row in rows:
+        seat = 0 if row.players[0] and row.players[0].bot_id == bot.pk else 1
+        seen.append(BotMatch(row.match, seat, row.players[seat], row.players[1 - seat]))
+    return seen
+
+
+@dataclass
+class BotPage:
+    bot: Bot
+    versions: list[BotVersion]
+    ratings: dict[int, Rating]
+    entries: list[Entrant]
+    recent: list[BotMatch]
+
+
+def bot_page(*, bot: Bot) -> BotPage:
+    versions = list(bot.versions.order_by("-number"))
+    ratings = {
+        rating.version_id: rating
+        for rating in Rating.objects.filter(version__bot=bot).select_related("leaderboard")
+    }
+    entries = list(
+        Entrant.objects.filter(version__bot=bot)
+        .select_related("tournament", "version")
+        .order_by("-tournament__created_at", "-tournament_id")[:RECENT]
+    )
+    recent = Match.objects.filter(seats__version__bot=bot).distinct().order_by("-id")[:20]
+    return BotPage(bot, versions, ratings, entries, bot_matches(match_rows(list(recent)), bot))
+
+
+@dataclass
+class MatchPage:
+    match: Match
+    players: list[BotVersion | None]
+    tournament: Tournament | None
+
+
+def match_page(*, match_id: int) -> MatchPage | None:
+    match = Match.objects.select_related("tournament_match__tournament").filter(pk=match_id).first()
+    if match is None:
+        return None
+    [row] = match_rows([match])
+    link = getattr(match, "tournament_match", None)
+    return MatchPage(match, row.players, link.tournament if link else None)
+
+
+@dataclass
+class PairingView:
+    """A pairing with its set points so far and its current matches."""
+
+    pairing: Pairing
+    first_points: float = 0.0
+    second_points: float = 0.0
+    sets_finished: int = 0
+    matches: list[dict[str, Any]] = field(default_factory=list)
+
+
+def pairing_views(
+    pairings: list[Pairing], links: dict[int, list[dict[str, Any]]]
+) -> list[PairingView]:
+    """Each pairing (its ``sets`` prefetched) with its set points and match links."""
+    views = []
+    for pairing in pairings:
+        view = PairingView(pairing, matches=links.get(pairing.pk, []))
+        for duplicate_set in pairing.sets.all():
+            if duplicate_set.status == DuplicateSet.Status.FINISHED:
+                first, second = SetResult(
+                    duplicate_set.first_wins,
+                    duplicate_set.second_wins,
+                    duplicate_set.first_points,
+                    duplicate_set.second_points,
+                ).set_points()
+                view.first_points += first
+                view.second_points += second
+                view.sets_finished += 1
+        views.append(view)
+    return views
+
+
+@dataclass
+class Round:
+    number: int
+    pairings: list[PairingView]
+
+
+def rounds_of(views: list[PairingView]) -> list[Round]:
+    rounds: dict[int, Round] = {}
+    for view in views:
+        rounds.setdefault(view.pairing.round, Round(view.pairing.round, [])).pairings.append(view)
+    return [rounds[number] for number in sorted(rounds)]
+
+
+@dataclass
+class CrossCell:
+    points: float = 0.0
+    sets: int = 0
+
+
+@dataclass
+class CrossTable:
+    """A round robin's results, entrant by entrant: set points taken over sets played."""
+
+    entrants: list[Entrant]
+    rows: list[list[CrossCell | None]]
+
+
+def cross_table(entrants: list[Entrant], views: list[PairingView]) -> CrossTable:
+    index = {entrant.pk: i for i, entrant in enumerate(entrants)}
+    rows: list[list[CrossCell | None]] = [
+        [None if i == j else CrossCell() for j in range(len(entrants))]
+        for i in range(len(entrants))
+    ]
+    for view in views:
+        pairing = view.pairing
+        if pairing.second_id is None:
+            continue
+        first, second = index[pairing.first_id], index[pairing.second_id]
+        for row, column, points in (
+            (first, second, view.first_points),
+            (second, first, view.second_points),
+        ):
+            rows[row][column].points += points
+            rows[row][column].sets += view.sets_finished
+    return CrossTable(entrants, rows)
+
+
+@dataclass
+class TournamentPage:
+    tournament: Tournament
+    standings: StandingsTable
+    rounds: list[Round]
+    bracket: list[Section] | None
+    cross: CrossTable | None
+    running: list[MatchRow]
+    counts: dict[str, int]
+
+    @property
+    def matches_done(self) -> int:
+        return self.counts[Match.Status.FINISHED] + self.counts[Match.Status.FAILED]
+
+    @property
+    def matches_total(self) -> int:
+        return sum(self.counts.values())
+
+
+def tournament_page(*, tournament: Tournament) -> TournamentPage:
+    """Everything the tournament page shows below its heading."""
+    tournament_format = Format(tournament.format)
+    standings = tournament_selectors.tournament_standings(tournament=tournament)
+    links = tournament_match_links(tournament=tournament)
+    views = pairing_views(
+        list(tournament_selectors.tournament_pairings(tournament=tournament)), links
+    )
+    bracket = None
+    if tournament_format.is_elimination:
+        games = tournament_selectors.tournament_bracket(tournament=tournament) or []
+        by_key = {view.pairing.key: view for view in views}
+        games = [BracketBox(game, by_key.get(game.key)) for game in games]
+        double = tournament_format == Format.DOUBLE_ELIMINATION
+        bracket = bracket_sections(games, double=double)
+    cross = None
+    if tournament_format.is_round_robin:
+        cross = cross_table([entrant for entrant, _ in standings.rows], views)
+    return TournamentPage(
+        tournament=tournament,
+        standings=standings,
+        rounds=rounds_of(views),
+        bracket=bracket,
+        cross=cross,
+        running=tournament_running_matches(tournament=tournament),
+        counts=tournament_selectors.tournament_progress_counts(tournament=tournament),
+    )
+
+
+@dataclass
+class BracketBox:
+    """A bracket game as drawn: the tournaments app's view of it and its pairing's results."""
+
+    game: BracketGameView
+    results: PairingView | None
+
+    @property
+    def side(self) -> str:
+        return self.game.side
+
+    @property
+    def round(self) -> int:
+        return self.game.round

@@ -1,0 +1,129 @@
+"""The public pages: thin views that call one selector and render one template."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.cache import cache
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.template.loader import render_to_string
+
+from bots.models import Bot
+from games.models import Match
+from games.rules import GAMES
+from games.selectors import match_event_records
+from tournaments import selectors as tournament_selectors
+from tournaments.models import Tournament
+
+from . import live, selectors
+from .charts import line_chart
+from .replays import match_timeline
+
+PAGE_SIZE = 25
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    return render(request, "web/home.html", {"page": selectors.home_page()})
+
+
+def tournament_list(request: HttpRequest) -> HttpResponse:
+    game = request.GET.get("game") if request.GET.get("game") in GAMES else None
+    status = request.GET.get("status")
+    status = status if status in Tournament.Status.values else None
+    tournaments = selectors.tournaments_with_progress().order_by("-created_at", "-id")
+    if game:
+        tournaments = tournaments.filter(game=game)
+    if status:
+        tournaments = tournaments.filter(status=status)
+    page = Paginator(tournaments, PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {"page": page, "game": game, "status": status, "games": GAMES.values()}
+    context["statuses"] = Tournament.Status.values
+    return render(request, "web/tournament_list.html", context)
+
+
+def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    return live.tournament_response(
+        request, pk, "page", lambda: _tournament_html(request, pk, "web/tournament.html")
+    )
+
+
+def tournament_live(request: HttpRequest, pk: int) -> HttpResponse:
+    """The changing part of the tournament page, which the page polls for."""
+    return live.tournament_response(
+        request, pk, "live", lambda: _tournament_html(request, pk, "web/_tournament_live.html")
+    )
+
+
+def _tournament_html(request: HttpRequest, pk: int, template: str) -> str:
+    tournament = get_object_or_404(Tournament, pk=pk)
+    page = selectors.tournament_page(tournament=tournament)
+    return render_to_string(template, {"page": page, "tournament": tournament}, request)
+
+
+def game_detail(request: HttpRequest, game_id: str) -> HttpResponse:
+    if game_id not in GAMES:
+        raise Http404(f"no game {game_id!r}")
+    ratings = tournament_selectors.leaderboard(game_id=game_id)
+    page = Paginator(ratings, 50).get_page(request.GET.get("page"))
+    tournaments = selectors.tournaments_with_progress().filter(game=game_id)
+    context = {
+        "game": GAMES[game_id].describe(),
+        "page": page,
+        "tournaments": tournaments.order_by("-created_at", "-id")[: selectors.RECENT],
+    }
+    return render(request, "web/game.html", context)
+
+
+def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
+    changes = list(tournament_selectors.rating_history(bot_id=bot.pk))
+    context = {
+        "page": selectors.bot_page(bot=bot),
+        "history": changes,
+        "chart": _rating_chart(changes),
+    }
+    return render(request, "web/bot.html", context)
+
+
+def _rating_chart(changes: list[Any]) -> Any:
+    """The estimate after each rated set, its ±3σ band, and the conservative rating."""
+    if not changes:
+        return None
+    mus = [changes[0].mu_before] + [change.mu_after for change in changes]
+    sigmas = [changes[0].sigma_before] + [change.sigma_after for change in changes]
+    lows = [mu - 3 * sigma for mu, sigma in zip(mus, sigmas, strict=True)]
+    highs = [mu + 3 * sigma for mu, sigma in zip(mus, sigmas, strict=True)]
+    return line_chart([mus, lows], band=(lows, highs))
+
+
+def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    page = selectors.match_page(match_id=pk)
+    if page is None:
+        raise Http404(f"no match {pk}")
+    timeline = _timeline(page.match)
+    context = {
+        "page": page,
+        "timeline": timeline,
+        "chart": line_chart(list(zip(*timeline["scores"], strict=True)) or [[0], [0]]),
+        "viewer": {
+            "match": page.match.pk,
+            "game": page.match.game,
+            "status": page.match.status,
+            "players": [str(version.bot.name) if version else "?" for version in page.players],
+        },
+    }
+    return render(request, "web/match.html", context)
+
+
+def _timeline(match: Match) -> dict[str, Any]:
+    """The match's chapters; a finished match's never change, so they are kept."""
+    if match.status != Match.Status.FINISHED:
+        return match_timeline(match_event_records(match=match)).as_json()
+    key = f"web:match:{match.pk}:timeline"
+    timeline = cache.get(key)
+    if timeline is None:
+        timeline = match_timeline(match_event_records(match=match)).as_json()
+        cache.set(key, timeline, None)
+    return timeline
