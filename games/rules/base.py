@@ -8,7 +8,7 @@ never mutated, which lets a state be copied in one dictionary update.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, ClassVar
 
 from .decks import Order, check_seed, check_stacked_decks, draw_order
@@ -16,6 +16,8 @@ from .errors import GameOver, IllegalAction
 from .options import Option, parse_options
 
 Action = dict[str, Any]
+#: A pending decision: the one action kind asked for and its legal values.
+Moves = tuple[str, Collection[Any]]
 
 
 class State:
@@ -36,7 +38,8 @@ class State:
     #: instead of copying it, which keeps long deals (Jam's 200 steps) linear.
     _history_tail: tuple[Any, dict[str, Any]] | None
     _scores: tuple[int, int]
-    _legal: list[Action] | None
+    #: The pending decision as ``(kind, legal values)``, computed once per state.
+    _moves: Moves | None
 
     @property
     def scores(self) -> list[int]:
@@ -65,9 +68,16 @@ class State:
 
     def legal_actions(self) -> list[Action]:
         """Every action the player to move may take, in the RULINGS shapes; empty when over."""
-        if self._legal is None:
-            self._legal = [] if self.to_play is None else self._legal_actions()
-        return list(self._legal)
+        if self.to_play is None:
+            return []
+        kind, values = self._pending_moves()
+        return [{kind: value} for value in values]
+
+    def _pending_moves(self) -> Moves:
+        moves = self._moves
+        if moves is None:
+            moves = self._moves = self._legal_moves()
+        return moves
 
     def card_zones(self) -> dict[str, tuple[str, ...]]:
         """Every card of the deck exactly once, grouped by where it lies now.
@@ -81,7 +91,12 @@ class State:
         """The cards whose whereabouts ``seat`` cannot know now (its view must not show them)."""
         raise NotImplementedError
 
-    def _legal_actions(self) -> list[Action]:
+    def _legal_moves(self) -> Moves:
+        """The pending decision's action kind and its legal values, in the order offered.
+
+        Every pending decision of every game asks for one kind of action (``"play"``,
+        ``"bid"``, ...), and all its values share one type; they come as a tuple or a list.
+        """
         raise NotImplementedError
 
     def _draw(self, deck: tuple[str, ...]) -> Order:
@@ -113,18 +128,14 @@ class Game:
     deck: ClassVar[tuple[str, ...]]
     options: ClassVar[tuple[Option, ...]]
     state_class: ClassVar[type[State]]
-    #: True for games that override ``_normalise``; spares the others a call per action.
-    _normalises: ClassVar[bool] = False
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        cls._normalises = cls._normalise is not Game._normalise
+    #: Action kinds whose values have several spellings, which ``_normalise`` makes one.
+    normalised_kinds: ClassVar[frozenset[str]] = frozenset()
 
     def new_match(self, seed: int, options: Mapping[str, Any] | None = None) -> State:
         """The state before the first decision; ``ValueError`` names any bad option."""
         given = dict(_as_mapping(options))
         stacked = check_stacked_decks(given.pop("decks", []), self.deck)
-        state = self.state_class.__new__(self.state_class)
+        state = self.state_class()
         state.game_id = self.id
         state.seed = check_seed(seed)
         state.options = parse_options(self.options, given)
@@ -136,7 +147,7 @@ class Game:
         state.deal_number = 0
         state._history_tail = None
         state._scores = (0, 0)
-        state._legal = None
+        state._moves = None
         self._start(state)
         return state
 
@@ -150,17 +161,20 @@ class Game:
             raise ValueError(f"a {state.game_id!r} state was given to the {self.id!r} game")
         if state.to_play is None:
             raise GameOver("the match is over; no action can be applied")
-        legal = state._legal
-        if legal is None:
-            legal = state._legal = state._legal_actions()
-        if self._normalises:
+        kind, values = state._pending_moves()
+        if kind in self.normalised_kinds:
             action = self._normalise(action)
-        if type(action) is not dict or action not in legal or not _types_agree(action, legal):
-            raise IllegalAction(f"{action!r} is not legal here; legal actions are {legal!r}")
-        new = state.__class__.__new__(state.__class__)
+        # One key, the kind asked for, and a legal value of the legal values' type: equality
+        # alone would take ``{"bid": True}`` for ``{"bid": 1}``.
+        if type(action) is not dict or len(action) != 1 or kind not in action:
+            raise _illegal(action, state)
+        value = action[kind]
+        if value not in values or (value.__class__ is not str and not _same_type(value, values)):
+            raise _illegal(action, state)
+        new = state.__class__()
         # Every field holds an immutable value, so a flat copy of the attributes is a copy.
         new.__dict__ = state.__dict__.copy()
-        new._legal = None
+        new._moves = None
         self._apply(new, action)
         return new
 
@@ -221,12 +235,13 @@ def _as_mapping(options: object) -> Mapping[str, Any]:
     return options
 
 
-def _types_agree(action: Action, legal: list[Action]) -> bool:
-    """Equality takes ``{"bid": True}`` for ``{"bid": 1}``: the value's type must match too."""
-    (value,) = action.values()
-    if type(value) is str:
-        return True
-    return any(c == action and type(next(iter(c.values()))) is type(value) for c in legal)
+def _same_type(value: Any, values: Collection[Any]) -> bool:
+    return value.__class__ is next(iter(values)).__class__
+
+
+def _illegal(action: object, state: State) -> IllegalAction:
+    legal = state.legal_actions()
+    return IllegalAction(f"{action!r} is not legal here; legal actions are {legal!r}")
 
 
 def other(seat: int) -> int:

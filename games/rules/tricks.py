@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from .cards import natural_value
 
@@ -11,12 +11,11 @@ def cards_of_suit(hand: Iterable[str], suit: str) -> list[str]:
     return [card for card in hand if card[1] == suit]
 
 
-def playable_cards(hand: tuple[str, ...], led_suit: str | None) -> tuple[str, ...]:
+def playable_cards(hand: tuple[str, ...], led_suit: str | None) -> Sequence[str]:
     """The cards a player may play: the led suit if she holds it, otherwise any card."""
     if led_suit is None:
         return hand
-    following = tuple(card for card in hand if card[1] == led_suit)
-    return following or hand
+    return [card for card in hand if card[1] == led_suit] or hand
 
 
 def highest_of_suit_or_trump(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from ..base import Action, Game, State, add_points, other, with_seat
+from ..base import Action, Game, Moves, State, add_points, other, remove_card, with_seat
 from ..cards import make_deck
 from ..options import int_option
 from .ranking import second_card_wins
@@ -45,6 +45,13 @@ class Phase(enum.Enum):
     OVER = "over"
 
 
+# Looking a member up on an Enum class runs ``EnumType.__getattr__`` in Python 3.11, several
+# times the cost of a global; the hot path names the phases through these globals.
+EXPOSE, LEAD, FOLLOW, OVER = Phase
+#: The claim that ends a player's claims.
+NO_MORE_GROUPS: Group = ()
+
+
 class ExposureState(State):
     phase: Phase
     #: Each seat's unexposed cards; hidden from the other seat.
@@ -70,19 +77,22 @@ class ExposureState(State):
     tricks_won: tuple[int, int]
     last_deal: dict[str, Any] | None
 
-    def _legal_actions(self) -> list[Action]:
-        seat = self.to_play
+    def legal_actions(self) -> list[Action]:
+        if self.phase is not EXPOSE:
+            return super().legal_actions()
+        # A group is a list of cards in the RULINGS shape; the state keeps it as a tuple.
+        return [{"expose": [*group]} for group in self._pending_moves()[1]]
+
+    def _legal_moves(self) -> Moves:
         phase = self.phase
-        if phase is Phase.LEAD:
-            return [{"play": card} for card in self.hands[seat] + self.exposed[seat]]
-        if phase is Phase.FOLLOW:
-            suit = self.led[1]
-            cards = self.hands[seat] + self.exposed[seat]
-            following = [{"play": card} for card in cards if card[1] == suit]
-            return following or [{"play": card} for card in cards]
-        claims = [{"expose": [*group]} for group in self.candidates]
-        claims.append({"expose": []})
-        return claims
+        if phase is EXPOSE:
+            return "expose", (*self.candidates, NO_MORE_GROUPS)
+        seat = self.to_play
+        cards = self.hands[seat] + self.exposed[seat]
+        if phase is LEAD:
+            return "play", cards
+        suit = self.led[1]
+        return "play", [card for card in cards if card[1] == suit] or cards
 
     def card_zones(self) -> dict[str, tuple[str, ...]]:
         return {
@@ -115,6 +125,8 @@ class Exposure(Game):
         ),
     )
     state_class = ExposureState
+    #: A group's cards may come in any order.
+    normalised_kinds = frozenset({"expose"})
 
     def _start(self, state: ExposureState) -> None:
         state.last_deal = None
@@ -140,36 +152,40 @@ class Exposure(Game):
         self._start_exposing(state, non_dealer)
 
     def _start_exposing(self, state: ExposureState, seat: int) -> None:
-        state.phase, state.to_play = Phase.EXPOSE, seat
+        state.phase, state.to_play = EXPOSE, seat
         state.candidates = candidate_groups(state.hands[seat], state.contract)
 
     def _normalise(self, action: Any) -> Any:
+        """A claim's cards in the canonical order of a group, as a tuple."""
         cards = action.get("expose") if type(action) is dict else None
         if type(cards) not in (list, tuple):
             return action
         try:
-            return {**action, "expose": sorted(cards, key=GROUP_ORDER.__getitem__)}
+            return {**action, "expose": tuple(sorted(cards, key=GROUP_ORDER.__getitem__))}
         except (KeyError, TypeError):  # not all cards: left as given, to be refused as illegal
             return action
 
     def _apply(self, state: ExposureState, action: Action) -> None:
         seat = state.to_play
-        state._log(seat, "action", action)
-        if state.phase is Phase.EXPOSE:
-            self._expose(state, seat, tuple(action["expose"]))
+        if state.phase is EXPOSE:
+            group = action["expose"]
+            state._log(seat, "action", {"expose": [*group]})
+            self._expose(state, seat, group)
         else:
-            self._play(state, seat, action["play"])
+            card = action["play"]
+            state._log(seat, "action", action)
+            self._play(state, seat, card)
 
-    def _expose(self, state: ExposureState, seat: int, group: tuple[str, ...]) -> None:
+    def _expose(self, state: ExposureState, seat: int, group: Group) -> None:
         if not group:
             if seat != state.dealer:
                 self._start_exposing(state, state.dealer)
             else:
-                state.phase, state.to_play, state.candidates = Phase.LEAD, state.leader, ()
+                state.phase, state.to_play, state.candidates = LEAD, state.leader, ()
             return
-        from_hand = tuple(card for card in group if card in state.hands[seat])
-        hand = tuple(card for card in state.hands[seat] if card not in from_hand)
-        state.hands = with_seat(state.hands, seat, hand)
+        hand = state.hands[seat]
+        from_hand = tuple([card for card in group if card in hand])
+        state.hands = with_seat(state.hands, seat, tuple([c for c in hand if c not in group]))
         state.exposed = with_seat(state.exposed, seat, state.exposed[seat] + from_hand)
         state.groups = with_seat(state.groups, seat, (*state.groups[seat], group))
         state.candidates = unspent(state.candidates, from_hand)
@@ -180,22 +196,19 @@ class Exposure(Game):
     def _play(self, state: ExposureState, seat: int, card: str) -> None:
         hand = state.hands[seat]
         if card in hand:
-            index = hand.index(card)
-            state.hands = with_seat(state.hands, seat, hand[:index] + hand[index + 1 :])
+            state.hands = with_seat(state.hands, seat, remove_card(hand, card))
         else:
-            exposed = state.exposed[seat]
-            index = exposed.index(card)
-            state.exposed = with_seat(state.exposed, seat, exposed[:index] + exposed[index + 1 :])
-        if state.phase is Phase.LEAD:
-            state.led, state.phase, state.to_play = card, Phase.FOLLOW, other(seat)
+            state.exposed = with_seat(state.exposed, seat, remove_card(state.exposed[seat], card))
+        if state.phase is LEAD:
+            state.led, state.phase, state.to_play = card, FOLLOW, 1 - seat
             return
         led, leader = state.led, state.leader
         winner = seat if second_card_wins(led, card, state.trump, state.high_rank) else leader
-        state.tricks = (*state.tricks, (leader, led, card, winner))
+        state.tricks += ((leader, led, card, winner),)
         state.tricks_won = add_points(state.tricks_won, winner, 1)
         state.led = None
         if len(state.tricks) < TRICKS_PER_DEAL:
-            state.phase, state.leader, state.to_play = Phase.LEAD, winner, winner
+            state.phase, state.leader, state.to_play = LEAD, winner, winner
         else:
             self._end_deal(state)
 
@@ -220,7 +233,7 @@ class Exposure(Game):
         first, second = state._scores
         if max(first, second) >= state.options["target"] and first != second:
             state.winner = 0 if first > second else 1
-            state.phase, state.to_play = Phase.OVER, None
+            state.phase, state.to_play = OVER, None
         else:
             self._deal(state)
 

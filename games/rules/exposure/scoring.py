@@ -36,18 +36,21 @@ def candidate_groups(hand: tuple[str, ...], contract: tuple[str, ...]) -> tuple[
     by_rank: dict[str, list[str]] = {rank: [] for rank in SEQUENCE_RANKS}
     for card in sorted(hand + contract, key=GROUP_ORDER.__getitem__):
         by_rank[card[0]].append(card)
+    cards_by_rank = list(by_rank.values())
     groups: list[Group] = []
     for size in (4, 3):
-        for rank in SEQUENCE_RANKS:
-            groups.extend(combinations(by_rank[rank], size))
-    contract_only = tuple(sorted(contract, key=GROUP_ORDER.__getitem__))
-    if contract_only in groups:  # three contract cards of one rank: no hand card, no claim
-        groups.remove(contract_only)
+        for cards in cards_by_rank:
+            if len(cards) >= size:
+                groups += combinations(cards, size)
+    if contract[0][0] == contract[1][0] == contract[2][0]:
+        # Three contract cards of one rank make a kind without a hand card: no claim.
+        groups.remove(tuple(sorted(contract, key=GROUP_ORDER.__getitem__)))
     for length in (6, 5, 4):
         for start in range(len(SEQUENCE_RANKS) - length + 1):
-            window = SEQUENCE_RANKS[start : start + length]
+            window = cards_by_rank[start : start + length]
             # Three contract cards cannot fill four ranks: every sequence uses a hand card.
-            groups.extend(product(*(by_rank[rank] for rank in window)))
+            if all(window):
+                groups += product(*window)
     return tuple(groups)
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import enum
 from typing import Any, NamedTuple
 
-from ..base import Action, Game, State, other, with_seat
+from ..base import Action, Game, Moves, State, other, with_seat
 from ..cards import FULL_DECK, RANK_VALUE, is_red
 from ..options import choice_option
 from .scoring import (
@@ -47,6 +47,11 @@ class Phase(enum.Enum):
     DRAW = "draw"  # the player replenishing draws from her stock or her discard pile
     DISCARD = "discard"  # she discards one card face up
     OVER = "over"
+
+
+# Looking a member up on an Enum class runs ``EnumType.__getattr__`` in Python 3.11, several
+# times the cost of a global; the hot path names the phases through these globals.
+LEAD, FOLLOW, DRAW, DISCARD, OVER = Phase
 
 
 class DealResult(NamedTuple):
@@ -89,17 +94,16 @@ class JamState(State):
     draws_left: int
     last_deal: DealResult | None
 
-    def _legal_actions(self) -> list[Action]:
+    def _legal_moves(self) -> Moves:
         phase = self.phase
         seat = self.to_play
-        if phase is Phase.DRAW:
-            return [
-                {"draw": pile}
-                for pile, cards in (("stock", self.stocks[seat]), ("discard", self.discards[seat]))
-                if cards
-            ]
-        kind = "discard" if phase is Phase.DISCARD else "play"
-        return [{kind: card} for card in self.hands[seat]]
+        if phase is DRAW:
+            # Only a pile that holds cards is offered (a replenishing has two cards or more).
+            if not self.stocks[seat]:
+                return "draw", ("discard",)
+            return "draw", ("stock", "discard") if self.discards[seat] else ("stock",)
+        kind = "discard" if phase is DISCARD else "play"
+        return kind, self.hands[seat]
 
     def card_zones(self) -> dict[str, tuple[str, ...]]:
         return {
@@ -180,7 +184,7 @@ class Jam(Game):
         self._start_trick(state, leader=non_dealer)
 
     def _start_trick(self, state: JamState, leader: int) -> None:
-        state.phase = Phase.LEAD
+        state.phase = LEAD
         state.leader = leader
         state.to_play = leader
 
@@ -188,12 +192,12 @@ class Jam(Game):
         seat = state.to_play
         state._log(seat, "action", action)
         phase = state.phase
-        if phase is Phase.DRAW:
+        if phase is DRAW:
             self._draw_card(state, seat, action["draw"])
             state.draws_left -= 1
             if not state.draws_left:
-                state.phase = Phase.DISCARD
-        elif phase is Phase.DISCARD:
+                state.phase = DISCARD
+        elif phase is DISCARD:
             card = action["discard"]
             self._take_from_hand(state, seat, card)
             state.discards = with_seat(state.discards, seat, (*state.discards[seat], card))
@@ -201,9 +205,9 @@ class Jam(Game):
         else:
             card = action["play"]
             self._take_from_hand(state, seat, card)
-            if phase is Phase.LEAD:
+            if phase is LEAD:
                 state.trick = ((seat, card),)
-                state.phase = Phase.FOLLOW
+                state.phase = FOLLOW
                 state.to_play = 1 - seat
             else:
                 self._end_trick(state, seat, card)
@@ -249,7 +253,7 @@ class Jam(Game):
         """Start ``seat``'s replenishing, or do it at once when it asks no decision."""
         left = len(state.stocks[seat]) + len(state.discards[seat])
         if left > 1:
-            state.phase = Phase.DRAW
+            state.phase = DRAW
             state.to_play = seat
             state.draws_left = DRAWS_PER_REPLENISH
             return
@@ -307,7 +311,7 @@ class Jam(Game):
         if state.rubbers_won[winner] * 2 > state.options["rubbers"]:
             state.winner = winner
             state.to_play = None
-            state.phase = Phase.OVER
+            state.phase = OVER
             return
         state.rubber_number += 1
         state._scores = (0, 0)

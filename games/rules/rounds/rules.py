@@ -19,7 +19,7 @@ from __future__ import annotations
 import enum
 from typing import Any, NamedTuple
 
-from ..base import Action, Game, State, other
+from ..base import Action, Game, Moves, State, other
 from ..cards import FULL_DECK
 from ..decks import cards_in_order
 from ..options import int_option
@@ -37,6 +37,11 @@ class Phase(enum.Enum):
     LEAD = "lead"  # the leader plays any card
     FOLLOW = "follow"  # the other player follows suit if able
     OVER = "over"
+
+
+# Looking a member up on an Enum class runs ``EnumType.__getattr__`` in Python 3.11, several
+# times the cost of a global; the hot path names the phases through these globals.
+LEAD, FOLLOW, OVER = Phase
 
 
 class StageResult(NamedTuple):
@@ -83,15 +88,12 @@ class RoundsState(State):
     stages_done: tuple[StageResult, ...]
     last_game: GameResult | None
 
-    def _legal_actions(self) -> list[Action]:
+    def _legal_moves(self) -> Moves:
         hand = self.hands[self.to_play]
         if self.trick:
-            # Inlined ``playable_cards``: this runs once per decision.
             suit = self.trick[0][1][1]
-            following = [{"play": card} for card in hand if card[1] == suit]
-            if following:
-                return following
-        return [{"play": card} for card in hand]
+            return "play", [card for card in hand if card[1] == suit] or hand
+        return "play", hand
 
     def card_zones(self) -> dict[str, tuple[str, ...]]:
         captured = [result.captured for result in self.stages_done]
@@ -187,7 +189,7 @@ class Rounds(Game):
         self._start_trick(state, leader=non_dealer)
 
     def _start_trick(self, state: RoundsState, leader: int) -> None:
-        state.phase = Phase.LEAD
+        state.phase = LEAD
         state.leader = state.to_play = leader
         # The trump suit changes only between stages and before stage 5's last trick.
         if state.tricks_played == 0 or state.stage == STAGES_PER_GAME:
@@ -201,9 +203,9 @@ class Rounds(Game):
         at = hand.index(card)
         hand = hand[:at] + hand[at + 1 :]
         state.hands = (hand, state.hands[1]) if seat == 0 else (state.hands[0], hand)
-        if state.phase is Phase.LEAD:
+        if state.phase is LEAD:
             state.trick = ((seat, card),)
-            state.phase = Phase.FOLLOW
+            state.phase = FOLLOW
             state.to_play = 1 - seat
         else:
             self._end_trick(state, seat, card)
@@ -253,7 +255,7 @@ class Rounds(Game):
         if winner is not None:
             state.winner = winner
             state.to_play = None
-            state.phase = Phase.OVER
+            state.phase = OVER
         else:
             self._start_game(state)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from ..base import Action, Game, State, add_points, other, remove_card, with_seat
+from ..base import Action, Game, Moves, State, add_points, other, remove_card, with_seat
 from ..cards import FULL_DECK, natural_value
 from ..options import int_option
 from ..tricks import playable_cards
@@ -33,6 +33,11 @@ class Phase(enum.Enum):
     OVER = "over"
 
 
+# Looking a member up on an Enum class runs ``EnumType.__getattr__`` in Python 3.11, several
+# times the cost of a global; the hot path names the phases through these globals.
+BAR, FOLLOW, LEAD, TAKE_FIRST, TAKE_SECOND, OVER = Phase
+
+
 class SnagState(State):
     phase: Phase
     hands: tuple[tuple[str, ...], tuple[str, ...]]
@@ -48,16 +53,13 @@ class SnagState(State):
     tricks_played: int
     last_deal: dict[str, Any] | None
 
-    def _legal_actions(self) -> list[Action]:
+    def _legal_moves(self) -> Moves:
         phase = self.phase
-        if phase is Phase.BAR:
-            return [
-                {"bar": card} for card in reachable_bar_cards(self.bar, self.leader, self.dealer)
-            ]
-        if phase is Phase.FOLLOW or phase is Phase.LEAD:
-            hand = self.hands[self.to_play]
-            return [{"play": card} for card in playable_cards(hand, self.trick[0][1][1])]
-        return [{"take": card} for card in self.pool]
+        if phase is BAR:
+            return "bar", reachable_bar_cards(self.bar, self.leader, self.dealer)
+        if phase is FOLLOW or phase is LEAD:
+            return "play", playable_cards(self.hands[self.to_play], self.trick[0][1][1])
+        return "take", self.pool
 
     def card_zones(self) -> dict[str, tuple[str, ...]]:
         in_trick = self.pool if self.trick_winner is not None else tuple(c for _, c in self.trick)
@@ -123,50 +125,52 @@ class Snag(Game):
         self._start_trick(state, leader=non_dealer)
 
     def _start_trick(self, state: SnagState, leader: int) -> None:
-        state.phase = Phase.BAR
-        state.leader = leader
-        state.to_play = leader
-        state.trick = ()
+        state.phase = BAR
+        state.leader = state.to_play = leader
+        state.trick = state.pool = ()
         state.trick_winner = None
-        state.pool = ()
 
     def _apply(self, state: SnagState, action: Action) -> None:
         seat = state.to_play
         state._log(seat, "action", action)
         phase = state.phase
-        if phase is Phase.BAR:
+        if phase is BAR:
             card = action["bar"]
             state.bar = remove_card(state.bar, card)
             state.trick = ((seat, card),)
-            state.phase, state.to_play = Phase.FOLLOW, other(seat)
-        elif phase is Phase.FOLLOW or phase is Phase.LEAD:
-            card = action["play"]
-            state.hands = with_seat(state.hands, seat, remove_card(state.hands[seat], card))
-            state.trick = (*state.trick, (seat, card))
-            if phase is Phase.FOLLOW:
-                state.phase, state.to_play = Phase.LEAD, other(seat)
-            else:
-                self._end_play(state)
+            state.phase, state.to_play = FOLLOW, 1 - seat
+        elif phase is FOLLOW:
+            self._play(state, seat, action["play"])
+            state.phase, state.to_play = LEAD, 1 - seat
+        elif phase is LEAD:
+            self._play(state, seat, action["play"])
+            self._end_play(state)
+        elif phase is TAKE_FIRST:
+            self._take(state, seat, action["take"])
+            state.phase, state.to_play = TAKE_SECOND, 1 - seat
         else:
             self._take(state, seat, action["take"])
+            self._end_trick(state)
+
+    def _play(self, state: SnagState, seat: int, card: str) -> None:
+        state.hands = with_seat(state.hands, seat, remove_card(state.hands[seat], card))
+        state.trick += ((seat, card),)
 
     def _end_play(self, state: SnagState) -> None:
-        winner = trick_winner(state.trick)
-        state.trick_winner = winner
-        state.pool = tuple(card for _, card in state.trick)
-        state.phase, state.to_play = Phase.TAKE_FIRST, winner
+        winner = state.trick_winner = trick_winner(state.trick)
+        state.pool = tuple([card for _, card in state.trick])
+        state.phase, state.to_play = TAKE_FIRST, winner
 
     def _take(self, state: SnagState, seat: int, card: str) -> None:
         state.taken = with_seat(state.taken, seat, (*state.taken[seat], card))
         state.pool = remove_card(state.pool, card)
-        if state.phase is Phase.TAKE_FIRST:
-            state.phase, state.to_play = Phase.TAKE_SECOND, other(seat)
-            return
+
+    def _end_trick(self, state: SnagState) -> None:
+        """The winner gets the last card of the trick automatically."""
         winner = state.trick_winner
-        last = state.pool[0]
+        (last,) = state.pool
         state._log(winner, "auto", {"take": last})
-        state.taken = with_seat(state.taken, winner, (*state.taken[winner], last))
-        state.pool = ()
+        self._take(state, winner, last)
         state.tricks_played += 1
         if state.tricks_played < TRICKS_PER_DEAL:
             self._start_trick(state, leader=winner)
@@ -186,7 +190,7 @@ class Snag(Game):
         if scorer is not None and state._scores[scorer] >= state.options["target"]:
             state.winner = scorer
             state.to_play = None
-            state.phase = Phase.OVER
+            state.phase = OVER
         else:
             self._deal(state)
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from ..base import Action, Game, State, add_points, other, with_seat
+from ..base import Action, Game, Moves, State, add_points, other, with_seat
 from ..cards import FULL_DECK
 from ..options import choice_option, int_option
 from ..tricks import highest_of_suit_or_trump
@@ -29,7 +29,8 @@ from .view import spades_view
 
 TRICKS_PER_HAND = 13
 TRUMP = "S"
-BIDS = range(TRICKS_PER_HAND + 1)
+BIDS = tuple(range(TRICKS_PER_HAND + 1))
+KEEP_OR_NOT = (True, False)
 
 
 class Phase(enum.Enum):
@@ -38,6 +39,11 @@ class Phase(enum.Enum):
     LEAD = "lead"
     FOLLOW = "follow"
     OVER = "over"
+
+
+# Looking a member up on an Enum class runs ``EnumType.__getattr__`` in Python 3.11, several
+# times the cost of a global; the hot path names the phases through these globals.
+DRAW, BID, LEAD, FOLLOW, OVER = Phase
 
 
 def hand_points(bid: int, tricks: int) -> int:
@@ -68,22 +74,19 @@ class SpadesState(State):
     spades_broken: bool
     last_deal: dict[str, Any] | None
 
-    def _legal_actions(self) -> list[Action]:
+    def _legal_moves(self) -> Moves:
         phase = self.phase
         hand = self.hands[self.to_play]
-        if phase is Phase.FOLLOW:
+        if phase is FOLLOW:
             suit = self.led[1]
-            following = [{"play": card} for card in hand if card[1] == suit]
-            return following or [{"play": card} for card in hand]
-        if phase is Phase.LEAD:
-            if not self.spades_broken:
-                leads = [{"play": card} for card in hand if card[1] != TRUMP]
-                if leads:
-                    return leads
-            return [{"play": card} for card in hand]
-        if phase is Phase.BID:
-            return [{"bid": n} for n in BIDS]
-        return [{"keep": True}, {"keep": False}]
+            return "play", [card for card in hand if card[1] == suit] or hand
+        if phase is LEAD:
+            if self.spades_broken:
+                return "play", hand
+            return "play", [card for card in hand if card[1] != TRUMP] or hand
+        if phase is BID:
+            return "bid", BIDS
+        return "keep", KEEP_OR_NOT
 
     def card_zones(self) -> dict[str, tuple[str, ...]]:
         dealt = 2 * TRICKS_PER_HAND if self.options["deal"] == "automatic" else self.draw_position
@@ -107,7 +110,7 @@ class SpadesState(State):
     @property
     def draw_card(self) -> str | None:
         """The card the player to move is looking at in a selection draw (hers alone to see)."""
-        return self.orders[-1][self.draw_position] if self.phase is Phase.DRAW else None
+        return self.orders[-1][self.draw_position] if self.phase is DRAW else None
 
 
 class Spades(Game):
@@ -154,19 +157,19 @@ class Spades(Game):
             dealt = 2 * TRICKS_PER_HAND
             first, second = order[0:dealt:2], order[1:dealt:2]
             state.hands = (first, second) if starter == 0 else (second, first)
-            state.phase = Phase.BID
+            state.phase = BID
         else:
             state.hands = ((), ())
-            state.phase = Phase.DRAW
+            state.phase = DRAW
         state.to_play = starter
 
     def _apply(self, state: SpadesState, action: Action) -> None:
         seat = state.to_play
         phase = state.phase
-        if phase is Phase.LEAD or phase is Phase.FOLLOW:
+        if phase is LEAD or phase is FOLLOW:
             state._log(seat, "action", action)
             self._play(state, seat, action["play"])
-        elif phase is Phase.BID:
+        elif phase is BID:
             state._log(seat, "action", action)
             self._bid(state, seat, action["bid"])
         else:
@@ -193,14 +196,14 @@ class Spades(Game):
         if state.draw_position < len(self.deck):
             state.to_play = other(seat)
         else:
-            state.phase, state.to_play = Phase.BID, state.starting_bidder
+            state.phase, state.to_play = BID, state.starting_bidder
 
     def _bid(self, state: SpadesState, seat: int, bid: int) -> None:
         state.bids = with_seat(state.bids, seat, bid)
         if seat == state.starting_bidder:
             state.to_play = other(seat)
         else:
-            state.phase, state.to_play = Phase.LEAD, state.leader
+            state.phase, state.to_play = LEAD, state.leader
 
     def _play(self, state: SpadesState, seat: int, card: str) -> None:
         hand = state.hands[seat]
@@ -208,7 +211,7 @@ class Spades(Game):
         state.hands = with_seat(state.hands, seat, hand[:index] + hand[index + 1 :])
         led = state.led
         if led is None:
-            state.led, state.phase, state.to_play = card, Phase.FOLLOW, 1 - seat
+            state.led, state.phase, state.to_play = card, FOLLOW, 1 - seat
             return
         leader = state.leader
         winner = seat if highest_of_suit_or_trump(led, card, TRUMP) else leader
@@ -218,7 +221,7 @@ class Spades(Game):
             state.spades_broken = card[1] == TRUMP or led[1] == TRUMP
         state.led = None
         if len(state.tricks) < TRICKS_PER_HAND:
-            state.phase, state.leader, state.to_play = Phase.LEAD, winner, winner
+            state.phase, state.leader, state.to_play = LEAD, winner, winner
         else:
             self._end_hand(state)
 
@@ -240,7 +243,7 @@ class Spades(Game):
         out_of_range = max(first, second) > limit or min(first, second) < -limit
         if out_of_range and first != second:
             state.winner = 0 if first > second else 1
-            state.phase, state.to_play = Phase.OVER, None
+            state.phase, state.to_play = OVER, None
         else:
             self._deal(state)
 
