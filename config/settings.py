@@ -131,8 +131,25 @@ LOGGING = {
     "loggers": {"kombu.connection": {"level": "ERROR"}},
 }
 
-#: Seconds a worker's claim on a running match lasts (a live runner renews it).
-BAIZE_MATCH_LEASE_SECONDS = env_int("BAIZE_MATCH_LEASE_SECONDS", 600, minimum=10)
+# Tournaments: the periodic tick (django-celery-beat) and the leases of running matches.
+#: Seconds between two ticks: start due tournaments, next rounds, replace dead matches.
+BAIZE_TICK_SECONDS = env_float("BAIZE_TICK_SECONDS", 10.0, minimum=0.5)
+#: Seconds a worker's claim on a running match lasts; its runner renews it every third of that.
+BAIZE_MATCH_LEASE_SECONDS = env_int("BAIZE_MATCH_LEASE_SECONDS", 120, minimum=2)
+#: Seconds after which a match still pending is sent again (its message may have died).
+BAIZE_MATCH_REDISPATCH_SECONDS = env_int("BAIZE_MATCH_REDISPATCH_SECONDS", 900, minimum=1)
+#: Attempts at one match (a failed one is replaced) before it waits for an organiser.
+BAIZE_MATCH_ATTEMPTS = env_int("BAIZE_MATCH_ATTEMPTS", 3, minimum=1)
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_BEAT_SCHEDULE = {
+    "tournaments-tick": {
+        "task": "tournaments.tasks.tournament_tick",
+        "schedule": BAIZE_TICK_SECONDS,
+        # A tick that waited longer than one period in the queue is dropped: the next
+        # one does the same work, so ticks never pile up behind long matches.
+        "options": {"expires": BAIZE_TICK_SECONDS},
+    }
+}
 
 # --- Bot authors (bots/): accounts and tokens, uploads, validation, the sandbox -------------
 INSTALLED_APPS += ["rest_framework.authtoken"]

@@ -8,11 +8,15 @@ not by locks.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
+from time import monotonic
 from types import TracebackType
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -141,6 +145,29 @@ def _check_already_stored(match: Match, events: list[NewEvent]) -> None:
             )
 
 
+class MatchLeaseLost(Exception):
+    """The worker no longer holds the match: the scheduler declared it dead and replaced it."""
+
+
+def match_lease_renew(*, match_id: int, worker: str, seconds: float) -> None:
+    """Extend the claim of ``worker`` on its running match; ``MatchLeaseLost`` if it has none."""
+    # Conditional update: a match the scheduler already declared dead must stay dead.
+    renewed = Match.objects.filter(
+        id=match_id, status=Match.Status.RUNNING, claimed_by=worker
+    ).update(lease_expires_at=timezone.now() + timedelta(seconds=seconds))
+    if renewed != 1:
+        raise MatchLeaseLost(f"match {match_id} is no longer claimed by {worker}")
+
+
+def match_lease_expire(*, match_id: int, now: datetime) -> bool:
+    """Mark a running match whose lease ran out before ``now`` failed; True if this call did."""
+    # Conditional update: a runner renewing its lease at this very moment keeps its match.
+    expired = Match.objects.filter(
+        id=match_id, status=Match.Status.RUNNING, lease_expires_at__lt=now
+    ).update(status=Match.Status.FAILED, finished_at=now)
+    return expired == 1
+
+
 _FLUSHED_AT_ONCE = frozenset({EventType.MATCH_STARTED, EventType.FORFEIT, EventType.MATCH_FINISHED})
 
 
@@ -153,16 +180,27 @@ class MatchEventWriter:
     events written so far are a true prefix of the match.
     """
 
-    def __init__(self, match: Match, *, flush_every: int = 64, next_seq: int = 0) -> None:
+    def __init__(
+        self,
+        match: Match,
+        *,
+        flush_every: int = 64,
+        next_seq: int = 0,
+        lease_seconds: float | None = None,
+    ) -> None:
         if flush_every < 1:
             raise ValueError(f"flush_every must be at least 1, got {flush_every!r}")
         self.match = match
         self.flush_every = flush_every
         self.next_seq = next_seq
         self._pending: list[NewEvent] = []
+        self._lease_seconds = lease_seconds
+        self._renew_at = monotonic() + lease_seconds / 3 if lease_seconds else math.inf
 
     def emit(self, type: str, payload: Any) -> int:
-        """Queue one event and return its seq."""
+        """Queue one event and return its seq; renew the match's lease when it is due."""
+        if monotonic() >= self._renew_at:
+            self._renew_lease()
         seq = self.next_seq
         self._pending.append(NewEvent(seq, type, payload))
         self.next_seq += 1
@@ -175,6 +213,12 @@ class MatchEventWriter:
             match_events_append(match=self.match, events=self._pending)
             self._pending = []
 
+    def _renew_lease(self) -> None:
+        match_lease_renew(
+            match_id=self.match.pk, worker=self.match.claimed_by, seconds=self._lease_seconds
+        )
+        self._renew_at = monotonic() + self._lease_seconds / 3
+
     def __enter__(self) -> MatchEventWriter:
         return self
 
@@ -184,13 +228,21 @@ class MatchEventWriter:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        self.flush()
+        # A match declared dead gets nothing more in its log: its replacement is played.
+        if not isinstance(exc, MatchLeaseLost):
+            self.flush()
 
 
 def match_event_writer(
     *, match: Match, players: Sequence[Mapping[str, Any]], flush_every: int = 64
 ) -> MatchEventWriter:
-    """A writer for a match about to be played, its ``match_started`` event already stored."""
-    writer = MatchEventWriter(match, flush_every=flush_every)
+    """A writer for a match about to be played, its ``match_started`` event already stored.
+
+    For a match a worker has claimed, the writer renews the claim's lease as the match goes
+    on (every third of ``BAIZE_MATCH_LEASE_SECONDS``), and raises ``MatchLeaseLost`` if the
+    scheduler declared the match dead meanwhile.
+    """
+    lease_seconds = settings.BAIZE_MATCH_LEASE_SECONDS if match.claimed_by else None
+    writer = MatchEventWriter(match, flush_every=flush_every, lease_seconds=lease_seconds)
     writer.emit(EventType.MATCH_STARTED, match_started_payload(match=match, players=players))
     return writer
