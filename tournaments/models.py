@@ -1,13 +1,22 @@
-"""Tournaments, their entrants and the matches they schedule."""
+"""Tournaments, their pairings and duplicate sets, recurring tournaments, ratings and the audit.
+
+Status changes are made by conditional updates in ``services`` and ``scheduling``, never by
+saving a loaded row, so two workers can never start or advance one tournament twice.
+"""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
+
+from . import formats
+from .brackets import Side
+from .duplicate import SetOutcome
+from .ratings import Skill
 
 
 class Tournament(models.Model):
-    class Format(models.TextChoices):
-        ROUND_ROBIN = "round_robin"
+    Format = models.TextChoices("Format", [(f.name, f.value) for f in formats.Format])
 
     class Status(models.TextChoices):
         DRAFT = "draft"
@@ -20,28 +29,64 @@ class Tournament(models.Model):
     game = models.CharField(max_length=32)
     options = models.JSONField(default=dict, blank=True)
     format = models.CharField(max_length=32, choices=Format.choices, default=Format.ROUND_ROBIN)
-    #: Duplicate sets each pair plays; a set is two matches on one seed with seats swapped.
+    #: Swiss rounds; left empty, ``ceil(log2 entrants)`` is set when the tournament starts.
+    rounds = models.PositiveSmallIntegerField(null=True, blank=True)
+    #: Duplicate sets each pairing plays; a set is two matches on one seed with seats swapped.
     sets_per_pair = models.PositiveSmallIntegerField(default=1)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
-    seed = models.BigIntegerField()
+    #: Why the tournament was cancelled (or anything else its status needs explained).
+    status_reason = models.TextField(blank=True)
+    #: The secret every deal derives from; published only once the tournament is over.
+    seed = models.CharField(max_length=128)
+    #: SHA-256 (hex) of ``seed``, public from creation: the deals were fixed in advance.
+    seed_sha256 = models.CharField(max_length=64)
     decision_timeout = models.FloatField(default=1.0)
+    starts_at = models.DateTimeField(null=True, blank=True)
+    organiser = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="organised_tournaments",
+    )
+    recurrence = models.ForeignKey(
+        "RecurringTournament",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="tournaments",
+    )
+    #: Entries so far; bumped with F() so an entry and the start cannot cross.
+    entrant_count = models.PositiveIntegerField(default=0)
+    #: Bumped by every advance (new pairings, results); advances are conditional on it.
+    progress = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
-        indexes = [models.Index(fields=["status"])]
+        indexes = [
+            models.Index(fields=["status"]),
+            models.Index(fields=["status", "starts_at"], name="tournament_due"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.game})"
+
+    @property
+    def seed_public(self) -> bool:
+        return self.status in (self.Status.FINISHED, self.Status.CANCELLED)
 
 
 class Entrant(models.Model):
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entrants")
     version = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="entries")
-    #: Entry order, from 1; the last tie-break of the standings.
+    #: Entry order, from 1.
     position = models.PositiveIntegerField()
+    #: Seed from 1 (best), fixed at the start by conservative rating, then entry order.
+    seed = models.PositiveIntegerField(null=True, blank=True)
+    rating_at_start = models.FloatField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -55,20 +100,248 @@ class Entrant(models.Model):
         ordering = ["tournament", "position"]
 
     def __str__(self) -> str:
-        return f"{self.tournament}: #{self.position} {self.version}"
+        return f"#{self.position} {self.version}"
+
+
+class Pairing(models.Model):
+    """Two entrants meeting in one round or bracket game; ``second`` empty is a Swiss bye."""
+
+    Bracket = models.TextChoices(
+        "Bracket", [("ROUNDS", "rounds"), *[(s.name, s.value) for s in Side]]
+    )
+
+    class Status(models.TextChoices):
+        PLAYING = "playing"
+        FINISHED = "finished"
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="pairings")
+    #: ``r3t2`` (round 3, table 2) in a round robin or Swiss, the bracket game key otherwise.
+    key = models.CharField(max_length=16)
+    bracket = models.CharField(max_length=8, choices=Bracket.choices, default=Bracket.ROUNDS)
+    round = models.PositiveIntegerField()
+    table = models.PositiveIntegerField()
+    first = models.ForeignKey(Entrant, on_delete=models.PROTECT, related_name="+")
+    second = models.ForeignKey(
+        Entrant, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PLAYING)
+    #: The entrant going through (elimination), empty in round robins and Swiss.
+    winner = models.ForeignKey(
+        Entrant, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "key"], name="pairing_unique_key")
+        ]
+        ordering = ["tournament", "round", "bracket", "table"]
+
+    def __str__(self) -> str:
+        return f"{self.tournament} {self.key}"
+
+
+class DuplicateSet(models.Model):
+    """Two matches on one seed with the seats swapped; its result is read from their logs."""
+
+    Outcome = models.TextChoices("Outcome", [(o.name, o.value) for o in SetOutcome])
+
+    class Status(models.TextChoices):
+        PLAYING = "playing"
+        FINISHED = "finished"
+
+    pairing = models.ForeignKey(Pairing, on_delete=models.CASCADE, related_name="sets")
+    number = models.PositiveSmallIntegerField()
+    seed = models.BigIntegerField()
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PLAYING)
+    outcome = models.CharField(max_length=8, choices=Outcome.choices, blank=True)
+    first_wins = models.PositiveSmallIntegerField(default=0)
+    second_wins = models.PositiveSmallIntegerField(default=0)
+    first_points = models.IntegerField(default=0)
+    second_points = models.IntegerField(default=0)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["pairing", "number"], name="set_unique_number")
+        ]
+        ordering = ["pairing", "number"]
+        indexes = [models.Index(fields=["status", "finished_at"], name="set_finished")]
+
+    def __str__(self) -> str:
+        return f"{self.pairing} set {self.number}"
+
+    @property
+    def key(self) -> str:
+        return f"{self.pairing.key}/{self.number}"
 
 
 class TournamentMatch(models.Model):
+    """A match of a duplicate set. A replaced match (its worker died) stays, with the reason."""
+
     tournament = models.ForeignKey(Tournament, on_delete=models.PROTECT, related_name="matches")
+    duplicate_set = models.ForeignKey(
+        DuplicateSet, on_delete=models.PROTECT, related_name="matches"
+    )
     match = models.OneToOneField(
         "games.Match", on_delete=models.PROTECT, related_name="tournament_match"
     )
-    round = models.PositiveIntegerField()
-    #: Matches of one duplicate set share a seed and swap seats.
-    set_number = models.PositiveIntegerField()
+    #: The seat the pairing's first entrant takes: 0 in one match of the set, 1 in the other.
+    first_seat = models.PositiveSmallIntegerField()
+    dispatched_at = models.DateTimeField(null=True, blank=True)
+    #: Set when a fresh match took this one's place; ``failure`` says why.
+    replaced_at = models.DateTimeField(null=True, blank=True)
+    failure = models.TextField(blank=True)
 
     class Meta:
-        ordering = ["tournament", "round", "set_number", "match"]
+        ordering = ["tournament", "duplicate_set", "first_seat", "match"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["duplicate_set", "first_seat"],
+                condition=models.Q(replaced_at__isnull=True),
+                name="one_current_match_per_seating",
+            ),
+        ]
 
     def __str__(self) -> str:
-        return f"{self.tournament} round {self.round} match {self.match_id}"
+        return f"{self.duplicate_set} match {self.match_id}"
+
+
+class RecurringTournament(models.Model):
+    """A template the tick turns into a scheduled tournament of every active bot, periodically."""
+
+    name = models.CharField(max_length=120)
+    game = models.CharField(max_length=32)
+    options = models.JSONField(default=dict, blank=True)
+    format = models.CharField(
+        max_length=32, choices=Tournament.Format.choices, default=Tournament.Format.ROUND_ROBIN
+    )
+    rounds = models.PositiveSmallIntegerField(null=True, blank=True)
+    sets_per_pair = models.PositiveSmallIntegerField(default=1)
+    decision_timeout = models.FloatField(default=1.0)
+    every = models.DurationField(help_text="Time between two tournaments, e.g. 1 day.")
+    next_start_at = models.DateTimeField()
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["next_start_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.game}, every {self.every})"
+
+
+class Leaderboard(models.Model):
+    """The ratings of one game; its row orders and serialises the game's rating updates."""
+
+    game = models.CharField(max_length=32, unique=True)
+    #: The seq of the last rating update applied (``RatingUpdate.seq``).
+    last_seq = models.PositiveIntegerField(default=0)
+    #: Updates up to this seq were wiped by a reset and no longer count.
+    reset_after_seq = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["game"]
+
+    def __str__(self) -> str:
+        return f"{self.game} ratings"
+
+
+class Rating(models.Model):
+    leaderboard = models.ForeignKey(Leaderboard, on_delete=models.CASCADE, related_name="ratings")
+    version = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="ratings")
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    #: ``mu - 3 sigma``, stored to order the leaderboard in the database.
+    conservative = models.FloatField()
+    sets = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["leaderboard", "version"], name="rating_unique_version")
+        ]
+        ordering = ["leaderboard", "-conservative", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.version}: {self.conservative:.2f}"
+
+
+class RatingUpdate(models.Model):
+    """One duplicate set applied to a game's ratings; ``seq`` is the order they apply in."""
+
+    leaderboard = models.ForeignKey(Leaderboard, on_delete=models.PROTECT, related_name="updates")
+    seq = models.PositiveIntegerField()
+    duplicate_set = models.OneToOneField(
+        DuplicateSet, on_delete=models.PROTECT, related_name="rating_update"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["leaderboard", "seq"], name="rating_update_unique_seq")
+        ]
+        ordering = ["leaderboard", "seq"]
+
+    def __str__(self) -> str:
+        return f"{self.leaderboard} #{self.seq}"
+
+
+class RatingChange(models.Model):
+    """A bot version's rating before and after one update: its rating history."""
+
+    update = models.ForeignKey(RatingUpdate, on_delete=models.CASCADE, related_name="changes")
+    version = models.ForeignKey(
+        "bots.BotVersion", on_delete=models.PROTECT, related_name="rating_changes"
+    )
+    mu_before = models.FloatField()
+    sigma_before = models.FloatField()
+    mu_after = models.FloatField()
+    sigma_after = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["update", "version"], name="rating_change_unique")
+        ]
+        ordering = ["update", "version"]
+
+    def __str__(self) -> str:
+        return f"{self.update}: {self.version}"
+
+    @property
+    def conservative_after(self) -> float:
+        return Skill(self.mu_after, self.sigma_after).conservative
+
+
+class ManualChange(models.Model):
+    """The audit of changes made by hand: who, what, why."""
+
+    class Action(models.TextChoices):
+        SCHEDULE = "schedule"
+        START = "start"
+        CANCEL = "cancel"
+        RERUN_MATCH = "rerun_match"
+        RATINGS_RECOMPUTE = "ratings_recompute"
+        RATINGS_RESET = "ratings_reset"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    action = models.CharField(max_length=24, choices=Action.choices)
+    reason = models.TextField()
+    tournament = models.ForeignKey(
+        Tournament, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    match = models.ForeignKey(
+        "games.Match", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    game = models.CharField(max_length=32, blank=True)
+    detail = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.user}: {self.action}"

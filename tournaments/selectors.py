@@ -1,16 +1,43 @@
-"""Tournament reads."""
+"""Tournament and rating reads; each runs a fixed number of queries, whatever the size."""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 
-from bots.models import MatchSeat
-from games.models import Match
+from bots.models import BotVersion
+from games.events import EventType
+from games.models import Match, MatchEvent
 
-from .models import Entrant, Tournament
-from .standings import MatchResult, StandingRow, standings
+from .brackets import (
+    Bracket,
+    BracketProgress,
+    LoserOf,
+    Seed,
+    Source,
+    bracket_progress,
+    double_elimination,
+    single_elimination,
+)
+from .duplicate import SetMatch, SetResult, set_result
+from .formats import Format
+from .models import (
+    DuplicateSet,
+    Entrant,
+    Pairing,
+    Rating,
+    RatingChange,
+    Tournament,
+    TournamentMatch,
+)
+from .standings import TIE_BREAKS, PairedSet, StandingRow, TieBreak, standings
+
+#: Ids per ``IN (...)`` query, well under every database's limit on parameters.
+_CHUNK = 500
 
 
 def tournament_list() -> QuerySet[Tournament]:
@@ -18,29 +45,218 @@ def tournament_list() -> QuerySet[Tournament]:
 
 
 def tournament_entrants(*, tournament: Tournament) -> list[Entrant]:
-    return list(tournament.entrants.select_related("version__bot"))
+    """Entrants in seed order once the tournament started, in entry order before."""
+    return list(
+        tournament.entrants.select_related("version__bot").order_by(
+            F("seed").asc(nulls_last=True), "position"
+        )
+    )
 
 
-def tournament_standings(*, tournament: Tournament) -> list[tuple[Entrant, StandingRow]]:
-    """Each entrant with its standing row, best first, from the finished matches."""
+def versions_active(*, game_id: str) -> list[BotVersion]:
+    """The latest ready version of every bot of the game: who a recurring tournament enters."""
+    versions = BotVersion.objects.filter(
+        bot__game=game_id, status=BotVersion.Status.READY
+    ).select_related("bot")
+    latest: dict[int, BotVersion] = {}
+    for version in versions.order_by("bot__name", "number"):
+        latest[version.bot_id] = version
+    return list(latest.values())
+
+
+def conservative_ratings(*, game_id: str, version_ids: Sequence[int]) -> dict[int, float]:
+    rows = Rating.objects.filter(leaderboard__game=game_id, version_id__in=version_ids)
+    return dict(rows.values_list("version_id", "conservative"))
+
+
+def set_results_from_logs(*, set_ids: Sequence[int]) -> dict[int, SetResult]:
+    """Each set's result from the ``match_finished`` events of its two current matches."""
+    by_set: dict[int, list[SetMatch]] = defaultdict(list)
+    for chunk in _chunks(set_ids):
+        links = list(
+            TournamentMatch.objects.filter(
+                duplicate_set_id__in=chunk, replaced_at__isnull=True
+            ).values_list("duplicate_set_id", "match_id", "first_seat")
+        )
+        finals = dict(
+            MatchEvent.objects.filter(
+                match_id__in=[match_id for _, match_id, _ in links],
+                type=EventType.MATCH_FINISHED,
+            ).values_list("match_id", "payload")
+        )
+        for set_id, match_id, first_seat in links:
+            if match_id not in finals:
+                raise ValueError(f"match {match_id} of set {set_id} has no result in its log")
+            final = finals[match_id]
+            by_set[set_id].append(SetMatch(first_seat, final["winner"], tuple(final["scores"])))
+    return {set_id: set_result(matches) for set_id, matches in by_set.items()}
+
+
+def _chunks(ids: Sequence[int]) -> Iterable[Sequence[int]]:
+    for start in range(0, len(ids), _CHUNK):
+        yield ids[start : start + _CHUNK]
+
+
+def duplicate_sets_unrated() -> list[int]:
+    """Finished sets not rated yet, in the order they finished."""
+    return list(
+        DuplicateSet.objects.filter(status=DuplicateSet.Status.FINISHED, rating_update__isnull=True)
+        .order_by("finished_at", "id")
+        .values_list("id", flat=True)
+    )
+
+
+def duplicate_sets_to_settle() -> list[int]:
+    """Sets still marked playing whose two current matches have both finished."""
+    done = Count(
+        "matches",
+        filter=Q(matches__replaced_at__isnull=True, matches__match__status=Match.Status.FINISHED),
+    )
+    return list(
+        DuplicateSet.objects.filter(status=DuplicateSet.Status.PLAYING)
+        .annotate(done=done)
+        .filter(done=2)
+        .values_list("id", flat=True)
+    )
+
+
+def tournaments_due(*, now: datetime) -> list[int]:
+    return list(
+        Tournament.objects.filter(
+            status=Tournament.Status.SCHEDULED, starts_at__lte=now
+        ).values_list("id", flat=True)
+    )
+
+
+def tournaments_running() -> list[int]:
+    return list(
+        Tournament.objects.filter(status=Tournament.Status.RUNNING).values_list("id", flat=True)
+    )
+
+
+@dataclass(frozen=True)
+class StandingsTable:
+    #: The tie-breaks that apply after place and score, in order.
+    tie_breaks: tuple[TieBreak, ...]
+    rows: list[tuple[Entrant, StandingRow]]
+
+
+def tournament_standings(*, tournament: Tournament) -> StandingsTable:
+    """Every entrant with its standing row, best first, from the finished sets."""
     entrants = tournament_entrants(tournament=tournament)
-    entrant_of_version = {entrant.version_id: entrant for entrant in entrants}
-    seats = MatchSeat.objects.filter(
-        match__tournament_match__tournament=tournament, match__status=Match.Status.FINISHED
-    ).values_list("match_id", "seat", "version_id", "match__winner", "match__scores")
-    by_match: dict[int, dict] = defaultdict(dict)
-    for match_id, seat, version_id, winner, scores in seats:
-        by_match[match_id][seat] = entrant_of_version[version_id].pk
-        by_match[match_id]["result"] = (winner, scores)
-    results = [
-        MatchResult(entrants=(m[0], m[1]), winner=m["result"][0], scores=tuple(m["result"][1]))
-        for m in by_match.values()
-    ]
+    sets = DuplicateSet.objects.filter(
+        pairing__tournament=tournament, status=DuplicateSet.Status.FINISHED
+    ).values_list(
+        "pairing__first_id",
+        "pairing__second_id",
+        "first_wins",
+        "second_wins",
+        "first_points",
+        "second_points",
+    )
+    paired = [PairedSet(first, second, SetResult(*result)) for first, second, *result in sets]
+    byes = tournament.pairings.filter(second__isnull=True).values_list("first_id", flat=True)
+    tournament_format = Format(tournament.format)
+    places = None
+    if tournament_format.is_elimination and tournament.started_at is not None:
+        progress = _bracket_progress(tournament, entrants)
+        places = progress.placements([entrant.pk for entrant in entrants])
+    tie_breaks = TIE_BREAKS[tournament_format]
+    rows = standings(
+        [entrant.pk for entrant in entrants],
+        paired,
+        tie_breaks=tie_breaks,
+        byes=list(byes),
+        places=places,
+    )
     by_id = {entrant.pk: entrant for entrant in entrants}
-    return [(by_id[row.entrant], row) for row in standings(list(by_id), results)]
+    return StandingsTable(tie_breaks, [(by_id[row.entrant], row) for row in rows])
+
+
+def _bracket(tournament: Tournament, entrants: int) -> Bracket:
+    if tournament.format == Format.SINGLE_ELIMINATION:
+        return single_elimination(entrants)
+    return double_elimination(entrants)
+
+
+def _bracket_progress(tournament: Tournament, entrants: list[Entrant]) -> BracketProgress[int]:
+    winners = dict(
+        tournament.pairings.filter(status=Pairing.Status.FINISHED).values_list("key", "winner_id")
+    )
+    return bracket_progress(
+        _bracket(tournament, len(entrants)), [entrant.pk for entrant in entrants], winners
+    )
+
+
+@dataclass(frozen=True)
+class BracketGameView:
+    key: str
+    side: str
+    round: int
+    sources: tuple[str, str]
+    status: str
+    first: Entrant | None
+    second: Entrant | None
+    winner: Entrant | None
+    pairing: Pairing | None
+
+
+def tournament_bracket(*, tournament: Tournament) -> list[BracketGameView] | None:
+    """Every game of an elimination bracket with who plays it and how it stands; None if
+    the tournament is not an elimination. Before the start, entry order stands for seeds."""
+    if not Format(tournament.format).is_elimination:
+        return None
+    entrants = tournament_entrants(tournament=tournament)
+    if len(entrants) < 2:
+        return []
+    progress = _bracket_progress(tournament, entrants)
+    by_id = {entrant.pk: entrant for entrant in entrants}
+    pairings = {p.key: p for p in tournament_pairings(tournament=tournament)}
+    games = []
+    for game in progress.bracket.games:
+        state = progress.games[game.key]
+        games.append(
+            BracketGameView(
+                key=game.key,
+                side=game.side.value,
+                round=game.round,
+                sources=(_source_text(game.sources[0]), _source_text(game.sources[1])),
+                status=state.status.value,
+                first=by_id.get(state.first),
+                second=by_id.get(state.second),
+                winner=by_id.get(state.winner),
+                pairing=pairings.get(game.key),
+            )
+        )
+    return games
+
+
+def _source_text(source: Source) -> str:
+    if isinstance(source, Seed):
+        return f"seed {source.number}"
+    return f"{'loser' if isinstance(source, LoserOf) else 'winner'} of {source.game}"
+
+
+def tournament_rounds(*, tournament: Tournament) -> QuerySet:
+    """One row per round (per bracket side): its pairings, and how many are finished."""
+    return (
+        tournament.pairings.values("bracket", "round")
+        .annotate(
+            pairings=Count("id"),
+            finished=Count("id", filter=Q(status=Pairing.Status.FINISHED)),
+        )
+        .order_by("round", "bracket")
+    )
+
+
+def tournament_pairings(*, tournament: Tournament) -> QuerySet[Pairing]:
+    return tournament.pairings.select_related(
+        "first__version__bot", "second__version__bot", "winner__version__bot"
+    ).prefetch_related("sets")
 
 
 def tournament_progress_counts(*, tournament: Tournament) -> dict[str, int]:
+    """Match counts by status; replaced matches count as failed, their replacements too."""
     rows = (
         Match.objects.filter(tournament_match__tournament=tournament)
         .values_list("status")
@@ -53,5 +269,34 @@ def tournament_matches(*, tournament: Tournament) -> QuerySet[Match]:
     return (
         Match.objects.filter(tournament_match__tournament=tournament)
         .prefetch_related("seats__version__bot")
-        .order_by("tournament_match__round", "tournament_match__set_number", "id")
+        .order_by(
+            "tournament_match__duplicate_set__pairing__round",
+            "tournament_match__duplicate_set__pairing__table",
+            "tournament_match__duplicate_set__number",
+            "id",
+        )
+    )
+
+
+def leaderboard(*, game_id: str) -> QuerySet[Rating]:
+    """The game's ratings, best conservative rating first."""
+    return (
+        Rating.objects.filter(leaderboard__game=game_id)
+        .select_related("version__bot")
+        .order_by("-conservative", "id")
+    )
+
+
+def rating_history(*, bot_id: int) -> QuerySet[RatingChange]:
+    """Every rating change of every version of a bot, in the order they were applied."""
+    return (
+        RatingChange.objects.filter(version__bot_id=bot_id)
+        .select_related(
+            "version",
+            "update__leaderboard",
+            "update__duplicate_set__pairing__tournament",
+            "update__duplicate_set__pairing__first__version__bot",
+            "update__duplicate_set__pairing__second__version__bot",
+        )
+        .order_by("update__leaderboard__game", "update__seq")
     )

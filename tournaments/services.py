@@ -1,33 +1,259 @@
-"""Tournament writes: creating a round robin, enqueueing its matches, finishing it."""
+"""Tournament writes: creation, entries, the lifecycle, recurring tournaments, the audit.
+
+The lifecycle is draft -> scheduled -> running -> finished, or cancelled from any of the
+first three. Every transition is a conditional update on the current status, so two
+workers (or two organisers) can never start, cancel or finish one tournament twice. What is
+played once a tournament runs is ``scheduling``'s business.
+"""
 
 from __future__ import annotations
 
-import hashlib
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from bots.models import BotVersion
-from bots.services import match_seats_create
 from games.models import Match
-from games.rules.decks import MAX_SEED
-from games.services import match_create
+from games.rules import get_game
 
-from .formats import round_robin_rounds
-from .models import Entrant, Tournament, TournamentMatch
+from .audit import manual_change_record
+from .duplicate import seed_commitment
+from .formats import Format, swiss_max_rounds, swiss_round_count
+from .models import Entrant, ManualChange, RecurringTournament, Tournament, TournamentMatch
+from .scheduling import match_replace, tournament_first_round, tournament_matches_enqueue
+from .selectors import versions_active
+
+Status = Tournament.Status
+#: The settings an organiser chooses, changeable until the tournament starts.
+CONFIG_FIELDS = ("name", "game", "format", "options", "rounds", "sets_per_pair", "decision_timeout")
+_OPEN_FOR_ENTRY = (Status.DRAFT, Status.SCHEDULED)
 
 
 class TournamentError(ValueError):
     """A tournament request that cannot be carried out; the message says why."""
 
 
-def set_seed(tournament_seed: int, set_index: int) -> int:
-    """The deal seed of one duplicate set: derived, so the tournament seed fixes every deal."""
-    digest = hashlib.sha256(f"baize-set:{tournament_seed}:{set_index}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") & MAX_SEED
+def tournament_config_check(
+    *,
+    game_id: str,
+    format: str,
+    options: dict[str, Any] | None,
+    sets_per_pair: int,
+    rounds: int | None,
+    decision_timeout: float,
+) -> None:
+    """``TournamentError`` naming what is wrong with a tournament's settings, else None."""
+    try:
+        get_game(game_id).new_match(0, dict(options or {}))
+    except ValueError as error:
+        raise TournamentError(str(error)) from None
+    if format not in Format.__members__.values():
+        raise TournamentError(f"unknown format {format!r}; known: {[f.value for f in Format]}")
+    if sets_per_pair < 1:
+        raise TournamentError("sets_per_pair must be at least 1")
+    if rounds is not None and (Format(format) is not Format.SWISS or rounds < 1):
+        raise TournamentError("rounds is set for Swiss tournaments only, and at least 1")
+    if not decision_timeout > 0:
+        raise TournamentError("decision_timeout must be positive")
+
+
+def tournament_create(
+    *,
+    name: str,
+    game_id: str,
+    format: str = Format.ROUND_ROBIN,
+    options: dict[str, Any] | None = None,
+    sets_per_pair: int = 1,
+    rounds: int | None = None,
+    seed: int | str | None = None,
+    decision_timeout: float = 1.0,
+    organiser: Any = None,
+    recurrence: RecurringTournament | None = None,
+) -> Tournament:
+    """A draft tournament. Its secret seed is drawn now; only its SHA-256 shows until it ends."""
+    tournament_config_check(
+        game_id=game_id,
+        format=format,
+        options=options,
+        sets_per_pair=sets_per_pair,
+        rounds=rounds,
+        decision_timeout=decision_timeout,
+    )
+    seed = secrets.token_hex(32) if seed is None else str(seed)
+    return Tournament.objects.create(
+        name=name,
+        game=game_id,
+        format=format,
+        options=options or {},
+        sets_per_pair=sets_per_pair,
+        rounds=rounds,
+        seed=seed,
+        seed_sha256=seed_commitment(seed),
+        decision_timeout=decision_timeout,
+        organiser=organiser,
+        recurrence=recurrence,
+    )
+
+
+def tournament_configure(*, tournament: Tournament, **config: Any) -> bool:
+    """Change the settings (``CONFIG_FIELDS``) of a tournament that has not started."""
+    unknown = set(config) - set(CONFIG_FIELDS)
+    if unknown:
+        raise TournamentError(f"not a tournament setting: {sorted(unknown)}")
+    if config.get("game", tournament.game) != tournament.game and tournament.entrants.exists():
+        raise TournamentError("the game of a tournament with entrants cannot change")
+    tournament_config_check(
+        game_id=config.get("game", tournament.game),
+        format=config.get("format", tournament.format),
+        options=config.get("options", tournament.options),
+        sets_per_pair=config.get("sets_per_pair", tournament.sets_per_pair),
+        rounds=config.get("rounds", tournament.rounds),
+        decision_timeout=config.get("decision_timeout", tournament.decision_timeout),
+    )
+    # Conditional update: settings saved from a form loaded before the start change nothing.
+    changed = Tournament.objects.filter(id=tournament.pk, status__in=_OPEN_FOR_ENTRY).update(
+        **config
+    )
+    return changed == 1
+
+
+def tournament_enter(*, tournament: Tournament, version: BotVersion) -> Entrant:
+    """Enter a ready bot version of the tournament's game, while the tournament has not started."""
+    if version.bot.game != tournament.game:
+        raise TournamentError(f"{version} plays {version.bot.game}, not {tournament.game}")
+    if version.status != BotVersion.Status.READY:
+        raise TournamentError(f"{version} is {version.status}, not ready to play")
+    try:
+        with transaction.atomic():
+            # Conditional update: an entry racing the start either lands before the start
+            # reads the entrants or finds the tournament running and is refused.
+            opened = Tournament.objects.filter(id=tournament.pk, status__in=_OPEN_FOR_ENTRY).update(
+                entrant_count=F("entrant_count") + 1
+            )
+            if opened != 1:
+                raise TournamentError(f"{tournament} has started; entries are closed")
+            position = Tournament.objects.values_list("entrant_count", flat=True).get(
+                id=tournament.pk
+            )
+            return Entrant.objects.create(tournament=tournament, version=version, position=position)
+    except IntegrityError:
+        raise TournamentError(f"{version} has already entered {tournament}") from None
+
+
+def tournament_withdraw(*, entrant: Entrant) -> None:
+    """Take an entrant out of a tournament that has not started; positions keep their gaps."""
+    with transaction.atomic():
+        # Conditional update (a no-op that takes the row's lock): the same race as an entry.
+        still_open = Tournament.objects.filter(
+            id=entrant.tournament_id, status__in=_OPEN_FOR_ENTRY
+        ).update(entrant_count=F("entrant_count"))
+        if still_open != 1:
+            raise TournamentError("the tournament has started; its entrants are fixed")
+        entrant.delete()
+
+
+def tournament_schedule(
+    *, tournament: Tournament, starts_at: datetime, user: Any = None, reason: str = ""
+) -> bool:
+    """Set (or move) the start of a draft or scheduled tournament; True if this call did."""
+    if timezone.is_naive(starts_at):
+        raise TournamentError("starts_at needs a time zone")
+    # Conditional update: a tournament the tick is starting right now is not rescheduled.
+    scheduled = Tournament.objects.filter(id=tournament.pk, status__in=_OPEN_FOR_ENTRY).update(
+        status=Status.SCHEDULED, starts_at=starts_at
+    )
+    if scheduled and user is not None:
+        manual_change_record(
+            user=user,
+            action=ManualChange.Action.SCHEDULE,
+            reason=reason,
+            tournament=tournament,
+            detail={"starts_at": starts_at.isoformat()},
+        )
+    return scheduled == 1
+
+
+def tournament_start(*, tournament_id: int, enqueue: bool = True) -> bool:
+    """Start a scheduled tournament: fix and seed its entrants, create its first round.
+
+    True if this call started it. A tournament with fewer than two entrants is cancelled
+    instead, with the reason. With ``enqueue=False`` the caller sends the matches itself.
+    """
+    with transaction.atomic():
+        # Conditional update: two ticks may both find the tournament due; one starts it.
+        started = Tournament.objects.filter(id=tournament_id, status=Status.SCHEDULED).update(
+            status=Status.RUNNING, started_at=timezone.now()
+        )
+        if started != 1:
+            return False
+        tournament = Tournament.objects.get(id=tournament_id)
+        entrants = list(tournament.entrants.select_related("version"))
+        if len(entrants) < 2:
+            Tournament.objects.filter(id=tournament_id).update(
+                status=Status.CANCELLED,
+                status_reason=f"fewer than two entrants at the start ({len(entrants)})",
+                finished_at=timezone.now(),
+            )
+            return False
+        _fix_rounds(tournament, len(entrants))
+        match_ids = tournament_first_round(tournament=tournament, entrants=entrants)
+        if enqueue:
+            transaction.on_commit(lambda: tournament_matches_enqueue(match_ids=match_ids))
+    return True
+
+
+def _fix_rounds(tournament: Tournament, entrants: int) -> None:
+    if tournament.format != Format.SWISS:
+        return
+    wanted = tournament.rounds or swiss_round_count(entrants)
+    tournament.rounds = min(wanted, swiss_max_rounds(entrants))
+    Tournament.objects.filter(id=tournament.pk).update(rounds=tournament.rounds)
+
+
+def tournament_start_now(*, tournament: Tournament, user: Any, reason: str) -> bool:
+    """Schedule a draft or scheduled tournament for now and start it (an organiser's action)."""
+    if not tournament_schedule(tournament=tournament, starts_at=timezone.now()):
+        return False
+    started = tournament_start(tournament_id=tournament.pk)
+    if started:
+        manual_change_record(
+            user=user, action=ManualChange.Action.START, reason=reason, tournament=tournament
+        )
+    return started
+
+
+def tournament_cancel(*, tournament: Tournament, reason: str, user: Any = None) -> bool:
+    """Cancel a tournament that has not finished; its matches not yet claimed are dropped."""
+    now = timezone.now()
+    with transaction.atomic():
+        # Conditional update: a cancel racing the last result either lands or finds it over.
+        cancelled = Tournament.objects.filter(
+            id=tournament.pk, status__in=[*_OPEN_FOR_ENTRY, Status.RUNNING]
+        ).update(status=Status.CANCELLED, status_reason=reason, finished_at=now)
+        if cancelled != 1:
+            return False
+        pending = list(
+            Match.objects.filter(
+                tournament_match__tournament=tournament, status=Match.Status.PENDING
+            ).values_list("id", flat=True)
+        )
+        # Conditional update: a match a worker claims at this moment is played and kept.
+        Match.objects.filter(id__in=pending, status=Match.Status.PENDING).update(
+            status=Match.Status.FAILED, finished_at=now
+        )
+        TournamentMatch.objects.filter(
+            match_id__in=pending, match__status=Match.Status.FAILED
+        ).update(failure="the tournament was cancelled before it was played")
+        if user is not None:
+            manual_change_record(
+                user=user, action=ManualChange.Action.CANCEL, reason=reason, tournament=tournament
+            )
+    return True
 
 
 def round_robin_create(
@@ -37,93 +263,93 @@ def round_robin_create(
     versions: Sequence[BotVersion],
     options: dict[str, Any] | None = None,
     sets_per_pair: int = 1,
-    seed: int | None = None,
+    seed: int | str | None = None,
     decision_timeout: float = 1.0,
     enqueue: bool = True,
 ) -> Tournament:
-    """A running round robin: each pair plays ``sets_per_pair`` duplicate sets, enqueued on commit.
-
-    Every set is two matches on one seed with the seats swapped, so both bots get the same
-    cards. ``ValueError`` (before anything is stored) for bad options or entrants. With
-    ``enqueue=False`` the caller sends the matches itself (``tournament_matches_enqueue``).
-    """
-    _check_entrants(game_id, versions)
-    if sets_per_pair < 1:
-        raise TournamentError("sets_per_pair must be at least 1")
-    seed = secrets.randbits(63) if seed is None else seed
+    """A round robin of ``versions`` created, entered and started at once (demo and tests)."""
+    if len({version.pk for version in versions}) != len(versions):
+        raise TournamentError("a bot version can enter a tournament only once")
     with transaction.atomic():
-        tournament = Tournament.objects.create(
+        tournament = tournament_create(
             name=name,
-            game=game_id,
-            options=options or {},
+            game_id=game_id,
+            options=options,
             sets_per_pair=sets_per_pair,
             seed=seed,
             decision_timeout=decision_timeout,
-            status=Tournament.Status.RUNNING,
-            started_at=timezone.now(),
         )
-        entrants = [
-            Entrant(tournament=tournament, version=version, position=position)
-            for position, version in enumerate(versions, start=1)
-        ]
-        Entrant.objects.bulk_create(entrants)
-        match_ids = _schedule_round_robin(tournament, list(versions))
-        if enqueue:
-            transaction.on_commit(lambda: tournament_matches_enqueue(match_ids=match_ids))
+        for version in versions:
+            tournament_enter(tournament=tournament, version=version)
+        tournament_schedule(tournament=tournament, starts_at=timezone.now())
+        if not tournament_start(tournament_id=tournament.pk, enqueue=enqueue):
+            raise TournamentError("a round robin needs at least two bot versions")
+    tournament.refresh_from_db()
     return tournament
 
 
-def _check_entrants(game_id: str, versions: Sequence[BotVersion]) -> None:
-    if len(versions) < 2:
-        raise TournamentError("a round robin needs at least two bot versions")
-    if len({version.pk for version in versions}) != len(versions):
-        raise TournamentError("a bot version can enter a tournament only once")
-    wrong = [str(version) for version in versions if version.bot.game != game_id]
-    if wrong:
-        raise TournamentError(f"these bots play another game than {game_id!r}: {wrong}")
+def recurring_tournaments_spawn(*, now: datetime) -> list[Tournament]:
+    """Create the scheduled tournament of every active recurring template that is due."""
+    spawned = []
+    due = RecurringTournament.objects.filter(active=True, next_start_at__lte=now)
+    for template in due:
+        tournament = _spawn(template)
+        if tournament is not None:
+            spawned.append(tournament)
+    return spawned
 
 
-def _schedule_round_robin(tournament: Tournament, versions: list[BotVersion]) -> list[int]:
-    match_ids = []
-    set_index = 0
-    for round_number, pairs in enumerate(round_robin_rounds(versions), start=1):
-        for first, second in pairs:
-            for _ in range(tournament.sets_per_pair):
-                seed = set_seed(tournament.seed, set_index)
-                for seats in ((first, second), (second, first)):
-                    match = match_create(
-                        game_id=tournament.game, seed=seed, options=tournament.options
-                    )
-                    match_seats_create(match=match, versions=seats)
-                    TournamentMatch.objects.create(
-                        tournament=tournament, match=match, round=round_number, set_number=set_index
-                    )
-                    match_ids.append(match.pk)
-                set_index += 1
-    return match_ids
+def _spawn(template: RecurringTournament) -> Tournament | None:
+    starts_at = template.next_start_at
+    with transaction.atomic():
+        # Conditional update: of two ticks seeing the same due template, one spawns it.
+        moved = RecurringTournament.objects.filter(id=template.pk, next_start_at=starts_at).update(
+            next_start_at=_next_start(template, starts_at)
+        )
+        if moved != 1:
+            return None
+        tournament = tournament_create(
+            name=f"{template.name} {starts_at:%Y-%m-%d %H:%M}",
+            game_id=template.game,
+            format=template.format,
+            options=template.options,
+            sets_per_pair=template.sets_per_pair,
+            rounds=template.rounds,
+            decision_timeout=template.decision_timeout,
+            recurrence=template,
+        )
+        for version in versions_active(game_id=template.game):
+            tournament_enter(tournament=tournament, version=version)
+        tournament_schedule(tournament=tournament, starts_at=starts_at)
+    return tournament
 
 
-def tournament_matches_enqueue(
-    *, match_ids: Sequence[int], on_sent: Callable[[int], None] | None = None
-) -> None:
-    """Send one task per match (run at once when no broker is configured)."""
-    from .tasks import tournament_match_play  # tasks import this module
-
-    for match_id in match_ids:
-        tournament_match_play.delay(match_id)
-        if on_sent is not None:
-            on_sent(match_id)
+def _next_start(template: RecurringTournament, previous: datetime) -> datetime:
+    """The first start after now on the template's period, so a long outage spawns once."""
+    following = previous + template.every
+    now = timezone.now()
+    if following <= now:
+        periods = (now - previous) // template.every + 1
+        following = previous + periods * template.every
+    return following
 
 
-def tournament_progress(*, tournament_id: int) -> bool:
-    """Finish the tournament once none of its matches is left to play; True if this call did."""
-    unfinished = Match.objects.filter(tournament_match__tournament_id=tournament_id).exclude(
-        status__in=[Match.Status.FINISHED, Match.Status.FAILED]
+def match_rerun(*, match: Match, user: Any, reason: str) -> TournamentMatch:
+    """Replace a failed match of a running tournament by a fresh one (an organiser's action)."""
+    link = TournamentMatch.objects.select_related("tournament").get(match=match)
+    if match.status != Match.Status.FAILED:
+        raise TournamentError(f"match {match.pk} is {match.status}; only a failed match is re-run")
+    if link.tournament.status != Status.RUNNING:
+        raise TournamentError(f"{link.tournament} is {link.tournament.status}, not running")
+    replacement = match_replace(link=link, reason=f"re-run by {user}: {reason}")
+    if replacement is None:
+        raise TournamentError(f"match {match.pk} has already been replaced")
+    manual_change_record(
+        user=user,
+        action=ManualChange.Action.RERUN_MATCH,
+        reason=reason,
+        tournament=link.tournament,
+        match=match,
+        detail={"replacement": replacement.match_id},
     )
-    if unfinished.exists():
-        return False
-    # Conditional update: of two workers finishing the last matches at once, one wins.
-    updated = Tournament.objects.filter(id=tournament_id, status=Tournament.Status.RUNNING).update(
-        status=Tournament.Status.FINISHED, finished_at=timezone.now()
-    )
-    return updated == 1
+    return replacement

@@ -6,13 +6,21 @@ from celery import shared_task
 
 from bots.services import match_play
 
-from .models import TournamentMatch
-from .services import tournament_progress
+from .models import Tournament, TournamentMatch
+from .scheduling import tournament_match_settle
+from .tick import tournaments_tick
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def tournament_match_play(match_id: int) -> None:
-    """Play one tournament match; a second delivery of a claimed match does nothing."""
+    """Play one tournament match, then settle its set; a second delivery plays nothing."""
     link = TournamentMatch.objects.select_related("tournament").get(match_id=match_id)
-    match_play(match_id=match_id, decision_seconds=link.tournament.decision_timeout)
-    tournament_progress(tournament_id=link.tournament_id)
+    if link.tournament.status == Tournament.Status.RUNNING and link.replaced_at is None:
+        match_play(match_id=match_id, decision_seconds=link.tournament.decision_timeout)
+    tournament_match_settle(match_id=match_id)
+
+
+@shared_task(ignore_result=True)
+def tournament_tick() -> None:
+    """The periodic tick, sent by django-celery-beat every ``BAIZE_TICK_SECONDS``."""
+    tournaments_tick()

@@ -15,8 +15,9 @@ from games.models import Match
 from games.rules import GAMES
 from games.selectors import match_decisions, match_replay, match_state_at
 from tournaments.models import Tournament
+from tournaments.scheduling import tournament_matches_enqueue
 from tournaments.selectors import tournament_progress_counts, tournament_standings
-from tournaments.services import round_robin_create, tournament_matches_enqueue
+from tournaments.services import round_robin_create
 
 OPENING_DECISIONS = 5
 
@@ -76,21 +77,28 @@ class Command(BaseCommand):
             progress.update(bar, completed=len(match_ids))
 
     def _show_standings(self, console: Console, tournament: Tournament) -> None:
-        table = Table(title=f"Standings: {tournament.name}")
-        for column in ("#", "bot", "played", "wins", "losses", "h2h", "+/-", "points"):
+        table = Table(title=f"Standings: {tournament.name} (duplicate sets: win 1, draw 1/2)")
+        columns = ("#", "bot", "sets", "won", "drawn", "lost", "score", "h2h", "SB", "+/-")
+        for column in columns:
             table.add_column(column, justify="left" if column == "bot" else "right")
-        for entrant, row in tournament_standings(tournament=tournament):
+        for entrant, row in tournament_standings(tournament=tournament).rows:
             table.add_row(
                 str(row.rank),
                 f"{entrant.version.bot.name} v{entrant.version.number}",
                 str(row.played),
                 str(row.wins),
+                str(row.draws),
                 str(row.losses),
-                str(row.head_to_head),
+                f"{row.score:g}",
+                f"{row.head_to_head:g}",
+                f"{row.sonneborn_berger:g}",
                 f"{row.points_difference:+d}",
-                str(row.points_for),
             )
         console.print(table)
+        tournament.refresh_from_db()
+        console.print(
+            f"Seed {tournament.seed} (committed before play as SHA-256 {tournament.seed_sha256})"
+        )
 
     def _show_opening(self, console: Console, tournament: Tournament) -> None:
         match = Match.objects.filter(tournament_match__tournament=tournament).order_by("id").first()

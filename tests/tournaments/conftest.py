@@ -1,0 +1,132 @@
+"""Tournament fixtures: bots running the built-in strategies, and ways to play a tournament.
+
+There are two built-in bots per game (``random`` and ``<game>_heuristic``); a field of
+eight needs more, so ``strategy_bots`` creates extra bots whose versions run those same
+strategies, alternately the heuristic and random.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+import pytest
+from django.utils import timezone
+
+from bots.models import Bot, BotVersion
+from games.models import Match
+from tournaments import services
+from tournaments.models import DuplicateSet, Tournament, TournamentMatch
+from tournaments.scheduling import tournament_advance
+from tournaments.tasks import tournament_match_play
+
+#: Short Snag matches: the match ends after the deal in which someone reaches 10 points.
+SHORT_SNAG = {"target": 10}
+_counter = itertools.count(1)
+
+
+def strategy_bots(count: int, game: str = "snag", owner=None) -> list[BotVersion]:
+    """``count`` ready bot versions of distinct bots, the heuristic first, then random, ..."""
+    versions = []
+    for index in range(count):
+        strategy = f"{game}_heuristic" if index % 2 == 0 else "random"
+        bot = Bot.objects.create(game=game, name=f"bot-{next(_counter)}", owner=owner)
+        versions.append(
+            BotVersion.objects.create(
+                bot=bot,
+                number=1,
+                builtin=strategy,
+                content_hash=f"{strategy}-{bot.pk}",
+                status=BotVersion.Status.READY,
+            )
+        )
+    return versions
+
+
+def tournament_with(
+    versions: list[BotVersion], *, format: str = "round_robin", **settings
+) -> Tournament:
+    """A draft tournament of ``versions`` (short Snag matches unless options are given)."""
+    settings.setdefault("options", SHORT_SNAG)
+    settings.setdefault("seed", "test-seed")
+    tournament = services.tournament_create(
+        name=f"{format} test", game_id=versions[0].bot.game, format=format, **settings
+    )
+    for version in versions:
+        services.tournament_enter(tournament=tournament, version=version)
+    return tournament
+
+
+def start(tournament: Tournament) -> Tournament:
+    services.tournament_schedule(tournament=tournament, starts_at=timezone.now())
+    assert services.tournament_start(tournament_id=tournament.pk, enqueue=False)
+    tournament.refresh_from_db()
+    return tournament
+
+
+def pending_match_ids(tournament: Tournament) -> list[int]:
+    return list(
+        Match.objects.filter(
+            tournament_match__tournament=tournament,
+            tournament_match__replaced_at__isnull=True,
+            status=Match.Status.PENDING,
+        ).values_list("id", flat=True)
+    )
+
+
+def play_all(tournament: Tournament, limit: int = 500) -> Tournament:
+    """Play pending matches in this process (as a worker would) until none is left.
+
+    Tests run inside a transaction, where on-commit sends never fire, so this loop stands
+    in for the broker: each match is played, settled and the tournament advanced.
+    """
+    for _ in range(limit):
+        pending = pending_match_ids(tournament)
+        if not pending:
+            break
+        for match_id in pending:
+            tournament_match_play(match_id)
+    tournament.refresh_from_db()
+    return tournament
+
+
+def settle_without_playing(
+    duplicate_set: DuplicateSet, first_wins: int, second_wins: int, points=(0, 0)
+) -> None:
+    """Record a set's result directly, for format tests that need chosen results fast."""
+    outcome = (first_wins, points[0]), (second_wins, points[1])
+    DuplicateSet.objects.filter(pk=duplicate_set.pk).update(
+        status=DuplicateSet.Status.FINISHED,
+        first_wins=first_wins,
+        second_wins=second_wins,
+        first_points=points[0],
+        second_points=points[1],
+        outcome="drawn"
+        if outcome[0] == outcome[1]
+        else ("first" if outcome[0] > outcome[1] else "second"),
+        finished_at=timezone.now(),
+    )
+
+
+def decide_all(tournament: Tournament, choose: Callable, limit: int = 200) -> Tournament:
+    """Settle every playing set with ``choose(pairing) -> (first_wins, second_wins, points)``."""
+    for _ in range(limit):
+        playing = DuplicateSet.objects.filter(
+            pairing__tournament=tournament, status=DuplicateSet.Status.PLAYING
+        ).select_related("pairing__first", "pairing__second")
+        if not playing:
+            break
+        for duplicate_set in playing:
+            settle_without_playing(duplicate_set, *choose(duplicate_set.pairing))
+        tournament_advance(tournament_id=tournament.pk)
+    tournament.refresh_from_db()
+    return tournament
+
+
+def current_matches(tournament: Tournament):
+    return TournamentMatch.objects.filter(tournament=tournament, replaced_at__isnull=True)
+
+
+@pytest.fixture
+def eight_bots(db):
+    return strategy_bots(8)

@@ -1,0 +1,208 @@
+"""Matches whose worker died: the lease runs out, the tick replaces them, the logs stay whole.
+
+Decision (documented in ``tournaments.scheduling``): the event log is append-only, so the
+partial log of a match whose worker died is kept as it is; the match is marked failed with
+the reason on its ``TournamentMatch``, and a fresh match with the same seed and seats takes
+its place in the duplicate set. Every match is logged exactly once.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import User
+from django.utils import timezone
+
+from bots.services import match_play
+from games.events import EventType
+from games.models import Match
+from games.rules import get_game
+from games.selectors import match_replay
+from games.services import (
+    MatchEventWriter,
+    MatchLeaseLost,
+    match_event_writer,
+    match_lease_renew,
+)
+from tournaments import services
+from tournaments.models import DuplicateSet, ManualChange, RatingUpdate, TournamentMatch
+from tournaments.scheduling import duplicate_set_settle
+from tournaments.tick import tournaments_tick
+
+from .conftest import current_matches, play_all, start, strategy_bots, tournament_with
+
+pytestmark = pytest.mark.django_db
+
+DEAD_WORKER = "dead-host:4242"
+
+
+def die_mid_match(link: TournamentMatch, *, lease_left: timedelta) -> Match:
+    """A worker claims the match, logs its start and first shuffle, then stops for good."""
+    now = timezone.now()
+    Match.objects.filter(pk=link.match_id).update(
+        status=Match.Status.RUNNING,
+        claimed_by=DEAD_WORKER,
+        started_at=now - timedelta(minutes=5),
+        lease_expires_at=now + lease_left,
+    )
+    match = Match.objects.get(pk=link.match_id)
+    players = [{"seat": seat, "bot": "x", "version_id": 0, "content_hash": ""} for seat in (0, 1)]
+    writer = match_event_writer(match=match, players=players)
+    order = get_game(match.game).new_match(match.seed, match.options).orders[0]
+    writer.emit(EventType.SHUFFLE, {"k": 0, "order": list(order)})
+    writer.flush()
+    return match
+
+
+def test_the_tick_replaces_a_match_whose_lease_ran_out_by_a_fresh_one_with_its_seed_and_seats():
+    tournament = start(tournament_with(strategy_bots(2)))
+    link = current_matches(tournament).get(first_seat=1)
+    dead = die_mid_match(link, lease_left=timedelta(seconds=-1))
+    report = tournaments_tick()
+    assert (report.expired, report.replaced) == (1, 1)
+    dead.refresh_from_db()
+    link.refresh_from_db()
+    assert dead.status == Match.Status.FAILED and link.replaced_at is not None
+    assert DEAD_WORKER in link.failure and "lease" in link.failure
+    assert dead.events.count() == 2, "the partial log is kept as it was"
+    fresh = current_matches(tournament).select_related("match").get(first_seat=1)
+    assert fresh.duplicate_set_id == link.duplicate_set_id
+    assert fresh.match.seed == dead.seed and fresh.match.status == Match.Status.PENDING
+    assert list(fresh.match.seats.values_list("seat", "version")) == list(
+        dead.seats.values_list("seat", "version")
+    )
+
+
+def test_after_the_replacement_the_set_is_played_and_every_match_logged_exactly_once():
+    tournament = start(tournament_with(strategy_bots(2)))
+    die_mid_match(current_matches(tournament).get(first_seat=0), lease_left=timedelta(seconds=-1))
+    tournaments_tick()
+    tournament = play_all(tournament)
+    assert tournament.status == tournament.Status.FINISHED
+    matches = Match.objects.filter(tournament_match__tournament=tournament)
+    assert sorted(matches.values_list("status", flat=True)) == ["failed", "finished", "finished"]
+    for match in matches:
+        assert match.events.filter(type=EventType.MATCH_STARTED).count() == 1
+    for match in matches.filter(status=Match.Status.FINISHED):
+        assert match_replay(match=match).ok
+    assert DuplicateSet.objects.get(pairing__tournament=tournament).status == "finished"
+
+
+def test_a_match_whose_lease_still_holds_is_left_to_its_worker():
+    tournament = start(tournament_with(strategy_bots(2)))
+    alive = die_mid_match(current_matches(tournament).first(), lease_left=timedelta(minutes=1))
+    assert tournaments_tick().expired == 0
+    alive.refresh_from_db()
+    assert alive.status == Match.Status.RUNNING
+
+
+def test_only_the_claiming_worker_renews_a_lease_and_not_once_the_match_was_declared_dead():
+    tournament = start(tournament_with(strategy_bots(2)))
+    match = die_mid_match(current_matches(tournament).first(), lease_left=timedelta(seconds=5))
+    match_lease_renew(match_id=match.pk, worker=DEAD_WORKER, seconds=60)
+    match.refresh_from_db()
+    assert match.lease_expires_at > timezone.now() + timedelta(seconds=50)
+    with pytest.raises(MatchLeaseLost):
+        match_lease_renew(match_id=match.pk, worker="someone-else:1", seconds=60)
+    Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    tournaments_tick()
+    with pytest.raises(MatchLeaseLost):
+        match_lease_renew(match_id=match.pk, worker=DEAD_WORKER, seconds=60)
+
+
+def test_the_event_writer_renews_the_lease_as_the_match_goes_on(monkeypatch, settings):
+    settings.BAIZE_MATCH_LEASE_SECONDS = 30
+    clock = [1000.0]
+    monkeypatch.setattr("games.services.monotonic", lambda: clock[0])
+    tournament = start(tournament_with(strategy_bots(2)))
+    match = die_mid_match(current_matches(tournament).first(), lease_left=timedelta(seconds=30))
+    match.refresh_from_db()
+    writer = MatchEventWriter(match, next_seq=2, lease_seconds=30)
+    before = match.lease_expires_at
+    clock[0] += 11  # past a third of the lease
+    writer.emit(EventType.DECISION, {"seat": 0, "action": {"bar": "2C"}, "think_us": 1})
+    match.refresh_from_db()
+    assert match.lease_expires_at > before
+
+
+def test_a_writer_whose_match_was_declared_dead_stops_and_appends_nothing_more(monkeypatch):
+    clock = [1000.0]
+    monkeypatch.setattr("games.services.monotonic", lambda: clock[0])
+    tournament = start(tournament_with(strategy_bots(2)))
+    match = die_mid_match(current_matches(tournament).first(), lease_left=timedelta(seconds=-1))
+    tournaments_tick()
+    match.refresh_from_db()
+    with pytest.raises(MatchLeaseLost), MatchEventWriter(match, next_seq=2, lease_seconds=30) as w:
+        w.emit(EventType.DECISION, {"seat": 0, "action": {"bar": "2C"}, "think_us": 1})
+        clock[0] += 11
+        w.emit(EventType.DECISION, {"seat": 1, "action": {"play": "3C"}, "think_us": 1})
+    assert match.events.count() == 2
+
+
+def test_a_match_that_keeps_failing_is_replaced_a_few_times_then_waits_for_an_organiser(settings):
+    settings.BAIZE_MATCH_ATTEMPTS = 3
+    tournament = start(tournament_with(strategy_bots(2)))
+
+    def fail_the_current_match():
+        Match.objects.filter(
+            tournament_match__in=current_matches(tournament).filter(first_seat=0)
+        ).update(status=Match.Status.FAILED)
+
+    replaced = []
+    for _ in range(4):
+        fail_the_current_match()
+        replaced.append(tournaments_tick().replaced)
+    assert replaced == [1, 1, 0, 0]
+    assert TournamentMatch.objects.filter(tournament=tournament, first_seat=0).count() == 3
+    organiser = User.objects.create_user("org")
+    stuck = current_matches(tournament).get(first_seat=0).match
+    fresh = services.match_rerun(match=stuck, user=organiser, reason="fixed the worker image")
+    assert fresh.match.status == Match.Status.PENDING and fresh.match.seed == stuck.seed
+    change = ManualChange.objects.get()
+    assert (change.user, change.action, change.match) == (organiser, "rerun_match", stuck)
+    assert change.detail == {"replacement": fresh.match_id}
+    with pytest.raises(services.TournamentError, match="already been replaced|only a failed"):
+        services.match_rerun(match=stuck, user=organiser, reason="twice")
+
+
+def test_a_pending_match_sent_long_ago_is_sent_again_and_a_recent_one_is_not(settings):
+    settings.BAIZE_MATCH_REDISPATCH_SECONDS = 60
+    tournament = start(tournament_with(strategy_bots(2)))
+    old, recent = current_matches(tournament).order_by("first_seat")
+    TournamentMatch.objects.filter(pk=old.pk).update(
+        dispatched_at=timezone.now() - timedelta(minutes=5)
+    )
+    TournamentMatch.objects.filter(pk=recent.pk).update(dispatched_at=timezone.now())
+    assert tournaments_tick().redispatched == 1
+    # Without a broker the task runs at once: the lost match has been played.
+    assert Match.objects.get(pk=old.match_id).status == Match.Status.FINISHED
+    assert Match.objects.get(pk=recent.match_id).status == Match.Status.PENDING
+
+
+def test_the_tick_settles_and_rates_a_set_whose_worker_died_after_its_last_match():
+    tournament = start(tournament_with(strategy_bots(2)))
+    for link in current_matches(tournament):
+        match_play(match_id=link.match_id)  # played, but nobody settled the set
+    report = tournaments_tick()
+    assert report.settled == 1
+    assert RatingUpdate.objects.count() == 1
+    tournament.refresh_from_db()
+    assert tournament.status == tournament.Status.FINISHED
+
+
+def test_the_tick_rates_a_set_settled_by_a_worker_that_died_before_rating_it(monkeypatch):
+    tournament = start(tournament_with(strategy_bots(2)))
+    for link in current_matches(tournament):
+        match_play(match_id=link.match_id)
+
+    def worker_dies(**kwargs):
+        raise SystemExit("killed")
+
+    monkeypatch.setattr("tournaments.scheduling.rating_set_apply", worker_dies)
+    with pytest.raises(SystemExit):
+        duplicate_set_settle(set_id=current_matches(tournament).first().duplicate_set_id)
+    monkeypatch.undo()
+    assert RatingUpdate.objects.count() == 0
+    assert tournaments_tick().rated == 1
+    assert RatingUpdate.objects.count() == 1

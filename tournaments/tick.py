@@ -1,0 +1,133 @@
+"""The periodic tick (django-celery-beat): everything that moves on without anyone watching.
+
+Each step is idempotent and claims its work by a conditional update, so two ticks running
+at once (a slow tick overlapping the next one, or two beat processes by mistake) do each
+thing once. The tick is also the safety net behind the workers: whatever a dead worker
+left undone (a set not settled, a set not rated, a round not created) it does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from games.models import Match
+from games.services import match_lease_expire
+
+from . import selectors
+from .models import Tournament, TournamentMatch
+from .rating_services import ratings_apply_pending
+from .scheduling import (
+    duplicate_set_settle,
+    match_replace,
+    tournament_advance,
+)
+from .services import recurring_tournaments_spawn, tournament_start
+
+#: Why a failed match is replaced, when nothing more precise was recorded.
+FAILED_ON_WORKER = "it failed on its worker (the worker's log has the error)"
+
+
+@dataclass(frozen=True)
+class TickReport:
+    spawned: int
+    started: int
+    expired: int
+    replaced: int
+    redispatched: int
+    settled: int
+    rated: int
+    advanced: int
+
+
+def tournaments_tick(*, now: datetime | None = None) -> TickReport:
+    """One pass of the scheduler; the report counts what it did."""
+    now = now or timezone.now()
+    spawned = len(recurring_tournaments_spawn(now=now))
+    started = sum(tournament_start(tournament_id=pk) for pk in selectors.tournaments_due(now=now))
+    expired = matches_expire_leases(now=now)
+    replaced = matches_replace_failed()
+    redispatched = matches_redispatch_stale(now=now)
+    settled = sum(duplicate_set_settle(set_id=pk) for pk in selectors.duplicate_sets_to_settle())
+    rated = ratings_apply_pending()
+    advanced = sum(tournament_advance(tournament_id=pk) for pk in selectors.tournaments_running())
+    return TickReport(spawned, started, expired, replaced, redispatched, settled, rated, advanced)
+
+
+def matches_expire_leases(*, now: datetime) -> int:
+    """Mark failed the running matches whose worker stopped renewing their lease."""
+    expired = TournamentMatch.objects.filter(
+        replaced_at__isnull=True,
+        match__status=Match.Status.RUNNING,
+        match__lease_expires_at__lt=now,
+        tournament__status=Tournament.Status.RUNNING,
+    ).values_list("id", "match_id", "match__claimed_by", "match__lease_expires_at")
+    count = 0
+    for link_id, match_id, worker, lease_end in expired:
+        if match_lease_expire(match_id=match_id, now=now):
+            reason = f"its worker {worker} stopped renewing its lease, which ran out at {lease_end}"
+            TournamentMatch.objects.filter(id=link_id).update(failure=reason)
+            count += 1
+    return count
+
+
+def matches_replace_failed() -> int:
+    """Replace each failed match of a running tournament, up to the attempts allowed.
+
+    A match that keeps failing (a poison job) stops being replaced after
+    ``BAIZE_MATCH_ATTEMPTS`` attempts at the same seat arrangement, and waits for an
+    organiser (the admin's re-run action, or cancelling the tournament).
+    """
+    failed = list(
+        TournamentMatch.objects.filter(
+            replaced_at__isnull=True,
+            match__status=Match.Status.FAILED,
+            tournament__status=Tournament.Status.RUNNING,
+        )
+    )
+    attempts = _attempts({link.duplicate_set_id for link in failed})
+    replaced = 0
+    for link in failed:
+        if attempts[(link.duplicate_set_id, link.first_seat)] >= settings.BAIZE_MATCH_ATTEMPTS:
+            continue
+        replaced += match_replace(link=link, reason=link.failure or FAILED_ON_WORKER) is not None
+    return replaced
+
+
+def _attempts(set_ids: set[int]) -> dict[tuple[int, int], int]:
+    rows = (
+        TournamentMatch.objects.filter(duplicate_set_id__in=set_ids)
+        .values_list("duplicate_set_id", "first_seat")
+        .annotate(count=Count("id"))
+    )
+    return {(set_id, seat): count for set_id, seat, count in rows}
+
+
+def matches_redispatch_stale(*, now: datetime) -> int:
+    """Send again the pending matches sent long ago: their message may have died with a worker.
+
+    A second delivery of a match that is in fact still queued does nothing (the claim is
+    conditional), so resending costs one task at worst.
+    """
+    from .tasks import tournament_match_play  # the tasks module imports this one
+
+    cutoff = now - timedelta(seconds=settings.BAIZE_MATCH_REDISPATCH_SECONDS)
+    stale = TournamentMatch.objects.filter(
+        Q(dispatched_at__lt=cutoff) | Q(dispatched_at__isnull=True, match__created_at__lt=cutoff),
+        replaced_at__isnull=True,
+        match__status=Match.Status.PENDING,
+        tournament__status=Tournament.Status.RUNNING,
+    ).values_list("id", "match_id", "dispatched_at")
+    sent = 0
+    for link_id, match_id, dispatched_at in stale:
+        # Conditional update: of two ticks at once, one sends the match again.
+        if TournamentMatch.objects.filter(id=link_id, dispatched_at=dispatched_at).update(
+            dispatched_at=now
+        ):
+            tournament_match_play.delay(match_id)
+            sent += 1
+    return sent
