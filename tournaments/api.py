@@ -1,82 +1,318 @@
-"""Read API for tournaments: list, detail, standings, matches."""
+"""The tournaments and ratings API: thin views that validate, call one service or selector,
+and serialise. Lists are paginated (``limit``, ``offset``) and filtered by query parameters.
+"""
 
 from __future__ import annotations
 
+from django.db.models import F, Q, QuerySet, Window
+from django.db.models.functions import RowNumber
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import generics
-from rest_framework.exceptions import ValidationError
+from rest_framework import generics, status
+from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from bots.models import Bot, BotVersion
 from games.rules import GAMES
 from games.serializers import MatchSerializer
 
-from . import selectors
-from .models import Tournament
-from .serializers import StandingSerializer, TournamentDetailSerializer, TournamentSerializer
+from . import selectors, services
+from .formats import Format
+from .models import Pairing, Tournament
+from .permissions import IsOrganiser, can_enter, is_organiser
+from .serializers import (
+    BracketGameSerializer,
+    CancelSerializer,
+    EntrantSerializer,
+    EntryCreateSerializer,
+    PairingSerializer,
+    RatingChangeSerializer,
+    RatingSerializer,
+    RoundSerializer,
+    ScheduleSerializer,
+    StandingSerializer,
+    TournamentCreateSerializer,
+    TournamentDetailSerializer,
+    TournamentSerializer,
+)
+
+
+def _choice(request: Request, name: str, allowed) -> str | None:
+    """A query parameter that must be one of ``allowed``; 400 naming it otherwise."""
+    value = request.query_params.get(name)
+    if value is not None and value not in allowed:
+        raise ValidationError({name: f"unknown {name} {value!r}; known: {sorted(allowed)}"})
+    return value
+
+
+def _integer(request: Request, name: str) -> int | None:
+    value = request.query_params.get(name)
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise ValidationError({name: f"must be an integer, got {value!r}"}) from None
+
+
+def _tournament(pk: int) -> Tournament:
+    return get_object_or_404(Tournament, pk=pk)
 
 
 @extend_schema(
     parameters=[
         OpenApiParameter("game", str, description="Only tournaments of this game id."),
         OpenApiParameter("status", str, enum=Tournament.Status.values),
+        OpenApiParameter(
+            "tournament_format",
+            str,
+            enum=[f.value for f in Format],
+            description="Only this format (``format`` itself picks the response renderer).",
+        ),
     ]
 )
 class TournamentListApi(generics.ListAPIView):
+    """Tournaments, newest first; organisers create them with ``POST``."""
+
     serializer_class = TournamentSerializer
 
-    def get_queryset(self):
+    def get_queryset(self) -> QuerySet[Tournament]:
         queryset = selectors.tournament_list()
-        game = self.request.query_params.get("game")
-        status = self.request.query_params.get("status")
-        if game is not None:
-            if game not in GAMES:
-                raise ValidationError({"game": f"unknown game {game!r}; known: {sorted(GAMES)}"})
-            queryset = queryset.filter(game=game)
-        if status is not None:
-            if status not in Tournament.Status.values:
-                raise ValidationError({"status": f"must be one of {Tournament.Status.values}"})
-            queryset = queryset.filter(status=status)
-        return queryset
+        filters = {
+            "game": _choice(self.request, "game", GAMES),
+            "status": _choice(self.request, "status", Tournament.Status.values),
+            "format": _choice(self.request, "tournament_format", [f.value for f in Format]),
+        }
+        return queryset.filter(**{name: value for name, value in filters.items() if value})
+
+    @extend_schema(request=TournamentCreateSerializer, responses={201: TournamentSerializer})
+    def post(self, request: Request) -> Response:
+        if not is_organiser(request.user):
+            raise PermissionDenied("only organisers create tournaments")
+        given = TournamentCreateSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        data = dict(given.validated_data)
+        starts_at = data.pop("starts_at")
+        try:
+            tournament = services.tournament_create(
+                game_id=data.pop("game"), organiser=request.user, **data
+            )
+            if starts_at is not None:
+                services.tournament_schedule(tournament=tournament, starts_at=starts_at)
+        except services.TournamentError as error:
+            raise ValidationError({"tournament": str(error)}) from None
+        tournament.refresh_from_db()
+        return Response(TournamentSerializer(tournament).data, status=status.HTTP_201_CREATED)
 
 
 class TournamentDetailApi(APIView):
     @extend_schema(responses=TournamentDetailSerializer)
     def get(self, request: Request, pk: int) -> Response:
-        tournament = get_object_or_404(Tournament, pk=pk)
+        tournament = _tournament(pk)
         tournament.match_counts = selectors.tournament_progress_counts(tournament=tournament)
         tournament.entrants_list = selectors.tournament_entrants(tournament=tournament)
         return Response(TournamentDetailSerializer(tournament).data)
 
 
-class TournamentStandingsApi(APIView):
-    @extend_schema(responses=StandingSerializer(many=True))
-    def get(self, request: Request, pk: int) -> Response:
-        tournament = get_object_or_404(Tournament, pk=pk)
-        rows = [
+class TournamentScheduleApi(APIView):
+    permission_classes = [IsOrganiser]
+
+    @extend_schema(request=ScheduleSerializer, responses=TournamentSerializer)
+    def post(self, request: Request, pk: int) -> Response:
+        tournament = _tournament(pk)
+        given = ScheduleSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        if not services.tournament_schedule(
+            tournament=tournament, starts_at=given.validated_data["starts_at"]
+        ):
+            raise ValidationError(
+                {"status": f"a {tournament.status} tournament cannot be scheduled"}
+            )
+        tournament.refresh_from_db()
+        return Response(TournamentSerializer(tournament).data)
+
+
+class TournamentCancelApi(APIView):
+    permission_classes = [IsOrganiser]
+
+    @extend_schema(request=CancelSerializer, responses=TournamentSerializer)
+    def post(self, request: Request, pk: int) -> Response:
+        tournament = _tournament(pk)
+        given = CancelSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        reason = given.validated_data["reason"]
+        if not services.tournament_cancel(tournament=tournament, reason=reason, user=request.user):
+            raise ValidationError(
+                {"status": f"a {tournament.status} tournament cannot be cancelled"}
+            )
+        tournament.refresh_from_db()
+        return Response(TournamentSerializer(tournament).data)
+
+
+class TournamentEntrantListApi(generics.ListAPIView):
+    """The entrants (seed order once started); ``POST`` enters a bot version."""
+
+    serializer_class = EntrantSerializer
+
+    def get_queryset(self):
+        return selectors.tournament_entrants(tournament=_tournament(self.kwargs["pk"]))
+
+    @extend_schema(request=EntryCreateSerializer, responses={201: EntrantSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        if not request.user.is_authenticated:
+            raise PermissionDenied("sign in to enter a bot")
+        tournament = _tournament(pk)
+        given = EntryCreateSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        version = get_object_or_404(
+            BotVersion.objects.select_related("bot"), pk=given.validated_data["version"]
+        )
+        if not can_enter(request.user, version):
+            raise PermissionDenied("only the bot's owner or an organiser enters a bot")
+        try:
+            entrant = services.tournament_enter(tournament=tournament, version=version)
+        except services.TournamentError as error:
+            raise ValidationError({"version": str(error)}) from None
+        return Response(EntrantSerializer(entrant).data, status=status.HTTP_201_CREATED)
+
+
+class TournamentRoundListApi(generics.ListAPIView):
+    """Rounds (per bracket side in eliminations), with their pairings finished so far."""
+
+    serializer_class = RoundSerializer
+
+    def get_queryset(self):
+        return selectors.tournament_rounds(tournament=_tournament(self.kwargs["pk"]))
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter("round", int),
+        OpenApiParameter("bracket", str, enum=Pairing.Bracket.values),
+        OpenApiParameter("status", str, enum=Pairing.Status.values),
+        OpenApiParameter("entrant", int, description="Pairings of this entrant id."),
+    ]
+)
+class TournamentPairingListApi(generics.ListAPIView):
+    """Pairings with their duplicate sets and results, by round."""
+
+    serializer_class = PairingSerializer
+
+    def get_queryset(self):
+        pairings = selectors.tournament_pairings(tournament=_tournament(self.kwargs["pk"]))
+        round_number = _integer(self.request, "round")
+        bracket = _choice(self.request, "bracket", Pairing.Bracket.values)
+        pairing_status = _choice(self.request, "status", Pairing.Status.values)
+        entrant = _integer(self.request, "entrant")
+        if round_number is not None:
+            pairings = pairings.filter(round=round_number)
+        if bracket is not None:
+            pairings = pairings.filter(bracket=bracket)
+        if pairing_status is not None:
+            pairings = pairings.filter(status=pairing_status)
+        if entrant is not None:
+            pairings = pairings.filter(Q(first_id=entrant) | Q(second_id=entrant))
+        return pairings
+
+
+@extend_schema(parameters=[OpenApiParameter("side", str, enum=["winners", "losers", "final"])])
+class TournamentBracketApi(generics.ListAPIView):
+    """Every game of an elimination bracket, in playing order: sources, sides, status."""
+
+    serializer_class = BracketGameSerializer
+
+    def get_queryset(self):
+        tournament = _tournament(self.kwargs["pk"])
+        games = selectors.tournament_bracket(tournament=tournament)
+        if games is None:
+            raise ValidationError({"format": f"a {tournament.format} tournament has no bracket"})
+        side = _choice(self.request, "side", ["winners", "losers", "final"])
+        return [game for game in games if side is None or game.side == side]
+
+
+class TournamentStandingsApi(generics.ListAPIView):
+    """Standings, best first, with every tie-break column and the order they apply in."""
+
+    serializer_class = StandingSerializer
+
+    def get_queryset(self):
+        table = selectors.tournament_standings(tournament=_tournament(self.kwargs["pk"]))
+        tie_breaks = [name.value for name in table.tie_breaks]
+        return [
             {
                 "rank": row.rank,
                 "entrant": entrant.pk,
+                "seed": entrant.seed,
                 "bot": entrant.version.bot.name,
                 "version": entrant.version.number,
+                "place": row.place,
                 "played": row.played,
                 "wins": row.wins,
+                "draws": row.draws,
                 "losses": row.losses,
+                "byes": row.byes,
+                "score": row.score,
                 "head_to_head": row.head_to_head,
+                "buchholz": row.buchholz,
+                "sonneborn_berger": row.sonneborn_berger,
                 "points_difference": row.points_difference,
                 "points_for": row.points_for,
                 "points_against": row.points_against,
+                "tie_breaks": tie_breaks,
             }
-            for entrant, row in selectors.tournament_standings(tournament=tournament)
+            for entrant, row in table.rows
         ]
-        return Response(StandingSerializer(rows, many=True).data)
 
 
 class TournamentMatchListApi(generics.ListAPIView):
     serializer_class = MatchSerializer
 
     def get_queryset(self):
-        tournament = get_object_or_404(Tournament, pk=self.kwargs["pk"])
-        return selectors.tournament_matches(tournament=tournament)
+        return selectors.tournament_matches(tournament=_tournament(self.kwargs["pk"]))
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter("game", str, required=True, description="The game id."),
+        OpenApiParameter("min_sets", int, description="Only bots with this many rated sets."),
+    ]
+)
+class RatingListApi(generics.ListAPIView):
+    """A game's leaderboard: conservative rating ``mu - 3 sigma``, best first."""
+
+    serializer_class = RatingSerializer
+
+    def get_queryset(self):
+        game = _choice(self.request, "game", GAMES)
+        if game is None:
+            raise ValidationError({"game": f"required; one of {sorted(GAMES)}"})
+        ratings = selectors.leaderboard(game_id=game).annotate(
+            rank=Window(RowNumber(), order_by=[F("conservative").desc(), F("id").asc()])
+        )
+        min_sets = _integer(self.request, "min_sets")
+        return ratings if min_sets is None else ratings.filter(sets__gte=min_sets)
+
+
+@extend_schema(
+    parameters=[
+        OpenApiParameter("game", str),
+        OpenApiParameter("version", int, description="Only this version number."),
+    ]
+)
+class BotRatingHistoryApi(generics.ListAPIView):
+    """Every rating change of a bot's versions, oldest first, with the set that caused it."""
+
+    serializer_class = RatingChangeSerializer
+
+    def get_queryset(self):
+        bot = get_object_or_404(Bot, pk=self.kwargs["bot_id"])
+        history = selectors.rating_history(bot_id=bot.pk)
+        game = _choice(self.request, "game", GAMES)
+        version = _integer(self.request, "version")
+        if game is not None:
+            history = history.filter(update__leaderboard__game=game)
+        if version is not None:
+            history = history.filter(version__number=version)
+        return history

@@ -2,20 +2,35 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from .models import Entrant, Tournament
+from .formats import Format
+from .models import DuplicateSet, Entrant, Pairing, Rating, RatingChange, Tournament
 
 
 class EntrantSerializer(serializers.ModelSerializer):
     bot = serializers.CharField(source="version.bot.name")
+    bot_id = serializers.IntegerField(source="version.bot_id")
     version = serializers.IntegerField(source="version.number")
     version_id = serializers.IntegerField()
 
     class Meta:
         model = Entrant
-        fields = ["id", "position", "bot", "version", "version_id"]
+        fields = [
+            "id",
+            "position",
+            "seed",
+            "rating_at_start",
+            "bot",
+            "bot_id",
+            "version",
+            "version_id",
+        ]
 
 
 class TournamentSerializer(serializers.ModelSerializer):
+    seed = serializers.SerializerMethodField(
+        help_text="The secret seed of every deal: null until the tournament is over."
+    )
+
     class Meta:
         model = Tournament
         fields = [
@@ -24,13 +39,21 @@ class TournamentSerializer(serializers.ModelSerializer):
             "game",
             "options",
             "format",
+            "rounds",
             "sets_per_pair",
             "status",
+            "status_reason",
             "decision_timeout",
+            "seed_sha256",
+            "seed",
+            "starts_at",
             "created_at",
             "started_at",
             "finished_at",
         ]
+
+    def get_seed(self, tournament: Tournament) -> str | None:
+        return tournament.seed if tournament.seed_public else None
 
 
 class TournamentDetailSerializer(TournamentSerializer):
@@ -41,15 +64,200 @@ class TournamentDetailSerializer(TournamentSerializer):
         fields = [*TournamentSerializer.Meta.fields, "entrants", "matches"]
 
 
+class TournamentCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=120)
+    game = serializers.CharField()
+    format = serializers.ChoiceField(choices=[f.value for f in Format], default=Format.ROUND_ROBIN)
+    options = serializers.DictField(required=False, default=dict)
+    sets_per_pair = serializers.IntegerField(min_value=1, max_value=100, default=1)
+    rounds = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
+    decision_timeout = serializers.FloatField(min_value=0.01, max_value=60, default=1.0)
+    starts_at = serializers.DateTimeField(
+        required=False, allow_null=True, default=None, help_text="Given: scheduled at once."
+    )
+
+
+class EntryCreateSerializer(serializers.Serializer):
+    version = serializers.IntegerField(help_text="The id of a ready bot version of the game.")
+
+
+class ScheduleSerializer(serializers.Serializer):
+    starts_at = serializers.DateTimeField()
+
+
+class CancelSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=500)
+
+
+class EntrantBriefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    seed = serializers.IntegerField(allow_null=True)
+    bot = serializers.CharField(source="version.bot.name")
+    version = serializers.IntegerField(source="version.number")
+    version_id = serializers.IntegerField()
+
+
+class DuplicateSetSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = DuplicateSet
+        fields = [
+            "number",
+            "seed",
+            "status",
+            "outcome",
+            "first_wins",
+            "second_wins",
+            "first_points",
+            "second_points",
+            "finished_at",
+        ]
+
+
+class PairingSerializer(serializers.ModelSerializer):
+    first = EntrantBriefSerializer()
+    second = EntrantBriefSerializer(allow_null=True, help_text="Null: a bye.")
+    winner = serializers.IntegerField(source="winner_id", allow_null=True)
+    sets = DuplicateSetSerializer(many=True)
+
+    class Meta:
+        model = Pairing
+        fields = [
+            "id",
+            "key",
+            "bracket",
+            "round",
+            "table",
+            "status",
+            "first",
+            "second",
+            "winner",
+            "sets",
+            "created_at",
+            "finished_at",
+        ]
+
+
+class RoundSerializer(serializers.Serializer):
+    bracket = serializers.CharField()
+    round = serializers.IntegerField()
+    pairings = serializers.IntegerField()
+    finished = serializers.IntegerField()
+
+
+class BracketGameSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    side = serializers.CharField()
+    round = serializers.IntegerField()
+    sources = serializers.ListField(child=serializers.CharField())
+    status = serializers.CharField(help_text="waiting, ready, played, walkover or skipped")
+    first = EntrantBriefSerializer(allow_null=True)
+    second = EntrantBriefSerializer(allow_null=True)
+    winner = EntrantBriefSerializer(allow_null=True)
+    pairing = serializers.IntegerField(source="pairing.id", allow_null=True, default=None)
+
+
 class StandingSerializer(serializers.Serializer):
     rank = serializers.IntegerField()
     entrant = serializers.IntegerField()
+    seed = serializers.IntegerField(allow_null=True)
     bot = serializers.CharField()
     version = serializers.IntegerField()
-    played = serializers.IntegerField()
+    place = serializers.IntegerField(allow_null=True, help_text="Elimination only.")
+    played = serializers.IntegerField(help_text="Duplicate sets played.")
     wins = serializers.IntegerField()
+    draws = serializers.IntegerField()
     losses = serializers.IntegerField()
-    head_to_head = serializers.IntegerField()
+    byes = serializers.IntegerField()
+    score = serializers.FloatField(help_text="Set points: 1 a win or bye, 1/2 a draw.")
+    head_to_head = serializers.FloatField()
+    buchholz = serializers.FloatField()
+    sonneborn_berger = serializers.FloatField()
     points_difference = serializers.IntegerField()
     points_for = serializers.IntegerField()
     points_against = serializers.IntegerField()
+    tie_breaks = serializers.ListField(
+        child=serializers.CharField(), help_text="The tie-breaks in the order they apply."
+    )
+
+
+class RatingSerializer(serializers.ModelSerializer):
+    game = serializers.CharField(source="leaderboard.game")
+    bot = serializers.CharField(source="version.bot.name")
+    bot_id = serializers.IntegerField(source="version.bot_id")
+    version = serializers.IntegerField(source="version.number")
+    version_id = serializers.IntegerField()
+    rating = serializers.FloatField(source="conservative", help_text="mu - 3 sigma")
+    rank = serializers.IntegerField()
+
+    class Meta:
+        model = Rating
+        fields = [
+            "rank",
+            "game",
+            "bot",
+            "bot_id",
+            "version",
+            "version_id",
+            "rating",
+            "mu",
+            "sigma",
+            "sets",
+            "updated_at",
+        ]
+
+
+class RatingChangeSerializer(serializers.ModelSerializer):
+    game = serializers.CharField(source="update.leaderboard.game")
+    seq = serializers.IntegerField(source="update.seq")
+    counted = serializers.SerializerMethodField(help_text="False once a reset wiped it.")
+    version = serializers.IntegerField(source="version.number")
+    version_id = serializers.IntegerField()
+    tournament = serializers.IntegerField(source="update.duplicate_set.pairing.tournament_id")
+    set = serializers.SerializerMethodField()
+    opponent = serializers.SerializerMethodField()
+    outcome = serializers.SerializerMethodField(help_text="win, loss or draw for this bot.")
+    rating_after = serializers.FloatField(source="conservative_after")
+    created_at = serializers.DateTimeField(source="update.created_at")
+
+    class Meta:
+        model = RatingChange
+        fields = [
+            "game",
+            "seq",
+            "counted",
+            "version",
+            "version_id",
+            "tournament",
+            "set",
+            "opponent",
+            "outcome",
+            "mu_before",
+            "sigma_before",
+            "mu_after",
+            "sigma_after",
+            "rating_after",
+            "created_at",
+        ]
+
+    def get_counted(self, change: RatingChange) -> bool:
+        return change.update.seq > change.update.leaderboard.reset_after_seq
+
+    def get_set(self, change: RatingChange) -> str:
+        return change.update.duplicate_set.key
+
+    def get_opponent(self, change: RatingChange) -> str:
+        opponent = self._sides(change)[1]
+        return f"{opponent.version.bot.name} v{opponent.version.number}"
+
+    def get_outcome(self, change: RatingChange) -> str:
+        outcome = change.update.duplicate_set.outcome
+        if outcome == DuplicateSet.Outcome.DRAWN:
+            return "draw"
+        is_first = self._sides(change)[0] == change.update.duplicate_set.pairing.first
+        return "win" if (outcome == DuplicateSet.Outcome.FIRST) == is_first else "loss"
+
+    def _sides(self, change: RatingChange) -> tuple[Entrant, Entrant]:
+        pairing = change.update.duplicate_set.pairing
+        if pairing.first.version_id == change.version_id:
+            return pairing.first, pairing.second
+        return pairing.second, pairing.first

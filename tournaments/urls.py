@@ -6,6 +6,34 @@ urlpatterns = [
     path("tournaments/", api.TournamentListApi.as_view(), name="tournament-list"),
     path("tournaments/<int:pk>/", api.TournamentDetailApi.as_view(), name="tournament-detail"),
     path(
+        "tournaments/<int:pk>/schedule/",
+        api.TournamentScheduleApi.as_view(),
+        name="tournament-schedule",
+    ),
+    path(
+        "tournaments/<int:pk>/cancel/", api.TournamentCancelApi.as_view(), name="tournament-cancel"
+    ),
+    path(
+        "tournaments/<int:pk>/entrants/",
+        api.TournamentEntrantListApi.as_view(),
+        name="tournament-entrants",
+    ),
+    path(
+        "tournaments/<int:pk>/rounds/",
+        api.TournamentRoundListApi.as_view(),
+        name="tournament-rounds",
+    ),
+    path(
+        "tournaments/<int:pk>/pairings/",
+        api.TournamentPairingListApi.as_view(),
+        name="tournament-pairings",
+    ),
+    path(
+        "tournaments/<int:pk>/bracket/",
+        api.TournamentBracketApi.as_view(),
+        name="tournament-bracket",
+    ),
+    path(
         "tournaments/<int:pk>/standings/",
         api.TournamentStandingsApi.as_view(),
         name="tournament-standings",
@@ -14,5 +42,9 @@ urlpatterns = [
         "tournaments/<int:pk>/matches/",
         api.TournamentMatchListApi.as_view(),
         name="tournament-matches",
+    ),
+    path("ratings/", api.RatingListApi.as_view(), name="rating-list"),
+    path(
+        "ratings/bots/<int:bot_id>/", api.BotRatingHistoryApi.as_view(), name="bot-rating-history"
     ),
 ]
