@@ -38,6 +38,7 @@ INSTALLED_APPS = [
     "games",
     "bots",
     "tournaments",
+    "web",
 ]
 
 MIDDLEWARE = [

@@ -1,4 +1,4 @@
-"""The layers point one way: config -> tournaments -> bots -> games, and games/rules is pure."""
+"""The layers point one way: config -> web -> tournaments -> bots -> games; games/rules is pure."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ["games", "bots", "tournaments", "config"]
+LAYERS = ["games", "bots", "tournaments", "web", "config"]
 PROJECT = set(LAYERS)
 
 
