@@ -1,0 +1,151 @@
+"""The public pages through the Django test client: what each shows, and its failures."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from games.models import Match
+from tests.web.factories import bot_versions, match_play_here, play_out, tournament_started
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def round_robin():
+    tournament = tournament_started(bot_versions(4), options={"target": 10}, name="Spring cup")
+    play_out(tournament)
+    return tournament
+
+
+def text(response) -> str:
+    return re.sub(r"\s+", " ", response.content.decode())
+
+
+def test_the_home_page_lists_the_games_and_running_and_finished_tournaments(client, round_robin):
+    running = tournament_started(bot_versions(2, prefix="r"), options={"target": 10}, name="Live")
+    page = text(client.get("/"))
+    assert "Snag" in page and "Two-handed Spades" in page
+    running_part, finished_part = page.split('id="recent"')
+    assert "Live" in running_part and "Spring cup" not in running_part
+    assert "Spring cup" in finished_part
+    assert f'href="/tournaments/{running.pk}/"' in page
+
+
+def test_the_root_is_the_home_page_not_a_redirect(client, db):
+    response = client.get("/")
+    assert response.status_code == 200
+    assert "<h1>" in response.content.decode()
+
+
+def test_the_tournament_list_filters_by_game_and_status(client, round_robin):
+    assert "Spring cup" in text(client.get("/tournaments/?game=snag&status=finished"))
+    assert "Spring cup" not in text(client.get("/tournaments/?game=jam"))
+    assert "Spring cup" not in text(client.get("/tournaments/?status=running"))
+
+
+def test_a_round_robin_page_shows_standings_in_rank_order_with_the_cross_table(client, round_robin):
+    page = text(client.get(f"/tournaments/{round_robin.pk}/"))
+    rows = re.findall(r'<tr data-entrant="\d+"> <td class="num">(\d+)</td>', page)
+    assert rows == ["1", "2", "3", "4"]
+    assert 'id="cross-table"' in page
+    assert "Round 3" in page
+    for match_id in Match.objects.filter(tournament_match__tournament=round_robin).values_list(
+        "id", flat=True
+    ):
+        assert f'href="/matches/{match_id}/"' in page
+
+
+def test_the_standings_count_every_finished_set(client, round_robin):
+    page = text(client.get(f"/tournaments/{round_robin.pk}/"))
+    sets_won = [int(w) for w in re.findall(r'data-col="wins">(\d+)<', page)]
+    # Four entrants play six sets: each has a winner or is drawn.
+    draws = [int(d) for d in re.findall(r'data-col="wins">\d+</td><td class="num">(\d+)<', page)]
+    assert sum(sets_won) + sum(draws) // 2 == 6
+
+
+def test_the_live_part_of_a_tournament_page_is_served_alone(client, round_robin):
+    response = client.get(f"/tournaments/{round_robin.pk}/live/")
+    assert response.status_code == 200
+    assert 'id="standings"' in response.content.decode()
+    assert "<html" not in response.content.decode()
+
+
+def test_an_unchanged_tournament_answers_a_poll_with_304(client, round_robin):
+    first = client.get(f"/tournaments/{round_robin.pk}/live/")
+    again = client.get(f"/tournaments/{round_robin.pk}/live/", HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 304 and again.content == b""
+
+
+def test_a_finished_match_changes_the_tournament_page(client, settings):
+    from django.core.cache import cache
+
+    tournament = tournament_started(bot_versions(2), options={"target": 10})
+    first = client.get(f"/tournaments/{tournament.pk}/live/")
+    match_id = Match.objects.filter(tournament_match__tournament=tournament).first().pk
+    match_play_here(match_id)
+    cache.delete(f"web:tournament:{tournament.pk}:version")  # as if a second went by
+    again = client.get(f"/tournaments/{tournament.pk}/live/", HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 200 and again["ETag"] != first["ETag"]
+    assert "1 of 2 matches played" in text(again)
+
+
+def test_a_missing_tournament_bot_match_or_game_is_a_404(client, db):
+    for url in ["/tournaments/999/", "/tournaments/999/live/", "/bots/999/", "/matches/999/"]:
+        assert client.get(url).status_code == 404, url
+    assert client.get("/games/bridge/").status_code == 404
+
+
+def test_an_elimination_page_draws_the_bracket_with_the_champion(client):
+    tournament = tournament_started(
+        bot_versions(8), format="single_elimination", options={"target": 10}
+    )
+    play_out(tournament)
+    page = text(client.get(f"/tournaments/{tournament.pk}/"))
+    for title in ["Quarter-finals", "Semi-finals", "Final"]:
+        assert f"<h3>{title}</h3>" in page
+    assert len(re.findall(r'class="bracket-game played"', page)) == 7
+    final = page[page.index('data-game="W3-1"') :]
+    champion = re.search(r'class="side winner"> <span>([\w-]+)</span>', final).group(1)
+    first_row = re.search(r'<tr data-entrant="\d+">.*?<a href="/bots/\d+/">([\w-]+)</a>', page)
+    assert champion == first_row.group(1)
+
+
+def test_the_game_page_ranks_rated_versions_by_conservative_rating(client, round_robin):
+    page = text(client.get("/games/snag/"))
+    ratings = [float(r) for r in re.findall(r'<td class="num"><strong>(-?[\d.]+)</strong>', page)]
+    assert len(ratings) == 4
+    assert ratings == sorted(ratings, reverse=True)
+    assert "μ ± 3σ" in page
+
+
+def test_a_game_without_ratings_says_so(client, db):
+    assert "No rated bot yet" in text(client.get("/games/jam/"))
+
+
+def test_the_bot_page_shows_versions_rating_history_and_recent_matches(client, round_robin):
+    version = round_robin.entrants.first().version
+    page = text(client.get(f"/bots/{version.bot_id}/"))
+    assert "v1" in page and 'id="rating-chart"' in page
+    assert len(re.findall(r"<polyline ", page)) == 2
+    played = Match.objects.filter(seats__version=version).count()
+    assert played == 6
+    assert len(re.findall(r'<td><a href="/matches/\d+/">Match', page)) == played
+    assert "Spring cup" in page
+
+
+def test_an_unrated_bot_has_no_chart(client, db):
+    [version] = bot_versions(1)
+    page = text(client.get(f"/bots/{version.bot_id}/"))
+    assert "No rated set yet" in page and "No match yet" in page
+
+
+def test_the_match_page_carries_the_chapters_and_the_replay_api_urls(client, round_robin):
+    match = Match.objects.filter(tournament_match__tournament=round_robin).first()
+    page = client.get(f"/matches/{match.pk}/").content.decode()
+    assert f'data-state-url="/api/matches/{match.pk}/state/"' in page
+    assert f'data-events-url="/api/matches/{match.pk}/events/"' in page
+    assert '<optgroup label="Deal 1">' in page and "Deal 1, trick 1" in page
+    steps = match.events.filter(type="decision").count()
+    assert f'max="{steps}"' in page
