@@ -40,9 +40,10 @@ from tournaments.tasks import tournament_match_play
 
 BENCH_NAME = "bench: standings under load"
 ENTRANTS = 8
-#: gunicorn's shape here: one process per core, a few threads each; more threads only
-#: fight over each process's interpreter lock (measured: 16 threads halve the throughput).
-WORKERS, THREADS = 2, 4
+#: gunicorn's shape here: one process per core, two threads each. More threads only fight
+#: over each process's interpreter lock (16 threads halved the throughput), more processes
+#: over the two cores (4 processes: p99 above 50 ms); measured on this 2-core machine.
+WORKERS, THREADS = 2, 2
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,7 @@ def _bench_versions() -> list[BotVersion]:
 
 
 @contextmanager
-def gunicorn_serving() -> Iterator[str]:
+def gunicorn_serving(*, workers: int = WORKERS, threads: int = THREADS) -> Iterator[str]:
     """gunicorn serving this project on a free local port; its base URL. Stopped after."""
     port = _free_port()
     environment = {
@@ -133,9 +134,9 @@ def gunicorn_serving() -> Iterator[str]:
         "gunicorn",
         "config.wsgi:application",
         f"--bind=127.0.0.1:{port}",
-        f"--workers={WORKERS}",
+        f"--workers={workers}",
         "--worker-class=gthread",
-        f"--threads={THREADS}",
+        f"--threads={threads}",
         "--log-level=error",
     ]
     server = subprocess.Popen(
