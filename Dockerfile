@@ -6,6 +6,7 @@ COPY config ./config
 COPY games ./games
 COPY bots ./bots
 COPY tournaments ./tournaments
+COPY web ./web
 COPY manage.py ./
 RUN pip install --no-cache-dir '.[deploy]'
 RUN useradd --create-home baize && mkdir -p /app/var && chown baize /app/var
