@@ -331,17 +331,17 @@ def tournament_page(*, tournament: Tournament) -> TournamentPage:
     tournament_format = Format(tournament.format)
     standings = tournament_selectors.tournament_standings(tournament=tournament)
     links = tournament_match_links(tournament=tournament)
-    views = pairing_views(
-        list(tournament_selectors.tournament_pairings(tournament=tournament)), links
-    )
-    bracket = None
+    bracket, cross = None, None
     if tournament_format.is_elimination:
         games = tournament_selectors.tournament_bracket(tournament=tournament) or []
+        views = pairing_views([game.pairing for game in games if game.pairing], links)
         by_key = {view.pairing.key: view for view in views}
-        games = [BracketBox(game, by_key.get(game.key)) for game in games]
+        boxes = [BracketBox(game, by_key.get(game.key)) for game in games]
         double = tournament_format == Format.DOUBLE_ELIMINATION
-        bracket = bracket_sections(games, double=double)
-    cross = None
+        bracket = bracket_sections(boxes, double=double)
+    else:
+        pairings = tournament_selectors.tournament_pairings(tournament=tournament)
+        views = pairing_views(list(pairings), links)
     if tournament_format.is_round_robin:
         cross = cross_table([entrant for entrant, _ in standings.rows], views)
     return TournamentPage(
