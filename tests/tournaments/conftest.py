@@ -8,12 +8,22 @@ strategies, alternately the heuristic and random.
 from __future__ import annotations
 
 import itertools
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+from django.core.management import call_command
+from django.db import connection
 from django.utils import timezone
 
 from bots.models import Bot, BotVersion
+from config.celery import app
 from games.models import Match
 from tournaments import services
 from tournaments.models import DuplicateSet, Tournament, TournamentMatch
@@ -130,3 +140,110 @@ def current_matches(tournament: Tournament):
 @pytest.fixture
 def eight_bots(db):
     return strategy_bots(8)
+
+
+# --- Real Celery workers on PostgreSQL and Redis (the ``services`` tests) -----------------
+#
+# CI runs the suite a second time with ``DATABASE_URL`` on PostgreSQL and
+# ``CELERY_BROKER_URL`` on Redis; there these tests must run (``BAIZE_REQUIRE_SERVICES``).
+
+ROOT = Path(__file__).resolve().parents[2]
+WAIT_SECONDS = 180
+
+
+def services_configured() -> bool:
+    return connection.vendor == "postgresql" and bool(os.environ.get("CELERY_BROKER_URL"))
+
+
+@pytest.fixture
+def committed_db(django_db_setup, django_db_blocker):
+    """Database access in autocommit, so that rows are visible to the worker process."""
+    if not services_configured():
+        pytest.skip("needs DATABASE_URL on PostgreSQL and CELERY_BROKER_URL on Redis")
+    if not connection.settings_dict["NAME"].startswith("test_"):
+        pytest.fail("the test database was not set up; refusing to touch a real database")
+    with django_db_blocker.unblock():
+        try:
+            yield
+        finally:
+            _flush_including_match_events()
+
+
+def _flush_including_match_events() -> None:
+    # The append-only trigger refuses TRUNCATE of a log holding events; DDL is the one way
+    # past it, by design, so the test database is emptied with the trigger off for a moment.
+    trigger = "TRIGGER games_matchevent_refuse_truncate"
+    with connection.cursor() as cursor:
+        cursor.execute(f"ALTER TABLE games_matchevent DISABLE {trigger}")
+        try:
+            call_command("flush", interactive=False, verbosity=0)
+        finally:
+            cursor.execute(f"ALTER TABLE games_matchevent ENABLE ALWAYS {trigger}")
+
+
+def _test_database_url() -> str:
+    db = connection.settings_dict
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    return f"postgres://{db['USER']}{password}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+
+
+@pytest.fixture
+def celery_workers(committed_db):
+    """Start real worker processes (``start(beat=True, **env)``); all are stopped at the end.
+
+    With ``beat`` the worker runs django-celery-beat's scheduler too (``-B``), which sends
+    the tournaments tick every ``BAIZE_TICK_SECONDS``.
+    """
+    app.control.purge()
+    started: list[subprocess.Popen] = []
+
+    def start(*, beat: bool = False, **env: str) -> subprocess.Popen:
+        hostname = f"test-{os.getpid()}-{len(started)}@{socket.gethostname()}"
+        command = [sys.executable, "-m", "celery", "-A", "config", "worker"]
+        command += ["--loglevel=WARNING", "--concurrency=2", "--hostname", hostname]
+        if beat:
+            command += ["-B", "-S", "django_celery_beat.schedulers:DatabaseScheduler"]
+        environment = {**os.environ, "DATABASE_URL": _test_database_url(), **env}
+        worker = subprocess.Popen(command, cwd=ROOT, env=environment, start_new_session=True)
+        started.append(worker)
+        wait_until(
+            lambda: app.control.ping(destination=[hostname], timeout=0.5),
+            f"the worker {hostname} to answer a ping",
+        )
+        return worker
+
+    try:
+        yield start
+    finally:
+        for worker in started:
+            worker_stop(worker)
+        app.control.purge()
+
+
+def worker_stop(worker: subprocess.Popen) -> None:
+    if worker.poll() is not None:
+        return
+    worker.terminate()
+    try:
+        worker.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        worker_kill(worker)
+
+
+def worker_kill(worker: subprocess.Popen) -> None:
+    """SIGKILL the worker's whole process group: its pool, its beat, no goodbye."""
+    os.killpg(worker.pid, signal.SIGKILL)
+    worker.wait()
+
+
+@pytest.fixture
+def celery_worker_process(celery_workers):
+    return celery_workers()
+
+
+def wait_until(condition: Callable[[], object], what: str) -> None:
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {WAIT_SECONDS}s waiting for {what}")
+        time.sleep(0.2)
