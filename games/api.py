@@ -73,6 +73,9 @@ class MatchStateApi(APIView):
             position = selectors.match_state_at(match=match, step=step)
         except ReplayError as error:
             raise ValidationError({"log": f"the stored log does not replay: {error}"}) from None
+        except ValueError:
+            # Only an empty log gets here: a pending match has no position yet, not even step 0.
+            raise ValidationError({"log": "the match has not started: its log is empty"}) from None
         state = position.state
         finished = match.status == Match.Status.FINISHED
         body = {

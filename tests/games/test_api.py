@@ -80,6 +80,15 @@ def test_a_bad_step_is_a_400_saying_why(api, match, step):
     assert "step" in response.json()["detail"]
 
 
+def test_a_match_not_started_has_no_state_yet_and_says_so(api, db):
+    from games.services import match_create
+
+    pending = match_create(game_id="snag", seed=1)
+    response = api.get(f"/api/matches/{pending.pk}/state/")
+    assert response.status_code == 400
+    assert "not started" in response.json()["detail"]["log"]
+
+
 def test_hidden_cards_are_not_shown_while_a_match_runs(api, match):
     Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING)
     body = api.get(f"/api/matches/{match.pk}/state/?step=1").json()
