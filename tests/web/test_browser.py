@@ -145,6 +145,15 @@ def test_a_running_match_shows_only_what_is_public(page, live_server, finished_m
     ]
 
 
+def test_a_match_not_started_says_so_and_waits(page, live_server):
+    tournament = tournament_started(bot_versions(2), options={"target": 10})
+    match_id = pending_matches(tournament)[0]
+    page.goto(f"{live_server.url}/matches/{match_id}/")
+    expect(page.locator("#replay-status")).to_contain_text("has not started yet")
+    assert page.locator("#table [data-card]").count() == 0
+    assert not page.errors
+
+
 def test_an_eight_bot_elimination_is_drawn_as_a_bracket(page, live_server):
     tournament = tournament_started(
         bot_versions(8), format="single_elimination", options={"target": 10}, name="Knock-out"

@@ -474,6 +474,21 @@
     return info.status === "running" ? steps : 0;
   }
 
+  // A match not started yet has no position at all: wait for its first events.
+  function waitForStart() {
+    statusLine.textContent = "This match has not started yet; it will show here as it is played.";
+    window.setTimeout(function () {
+      loadEvents().then(function () {
+        if (eventsSeen) window.location.reload();
+        else waitForStart();
+      }).catch(waitForStart);
+    }, 3000);
+  }
+
+  if (info.status === "pending") {
+    waitForStart();
+    return;
+  }
   loadEvents().then(function () {
     markLog(step);
     if (info.status === "running") follow();
