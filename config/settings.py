@@ -151,6 +151,15 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": BAIZE_TICK_SECONDS},
     }
 }
+# Several models have a "status": name their enums in the OpenAPI schema.
+# (A pairing and a duplicate set share one: playing or finished.)
+SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
+    "TournamentStatusEnum": "tournaments.models.Tournament.Status",
+    "TournamentFormatEnum": "tournaments.models.Tournament.Format",
+    "PlayStatusEnum": "tournaments.models.Pairing.Status",
+    "MatchStatusEnum": "games.models.Match.Status",
+    "BotVersionStatusEnum": "bots.models.BotVersion.Status",
+}
 
 # --- Bot authors (bots/): accounts and tokens, uploads, validation, the sandbox -------------
 INSTALLED_APPS += ["rest_framework.authtoken"]

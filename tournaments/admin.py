@@ -301,7 +301,7 @@ class TournamentMatchAdmin(admin.ModelAdmin):
 
     list_display = ["match", "tournament", "duplicate_set", "first_seat", "status", "replaced_at"]
     list_filter = ["match__status", ("replaced_at", admin.EmptyFieldListFilter)]
-    list_select_related = ["match", "tournament", "duplicate_set__pairing"]
+    list_select_related = ["match", "tournament", "duplicate_set__pairing__tournament"]
     readonly_fields = [
         "tournament",
         "duplicate_set",
@@ -442,5 +442,5 @@ class RatingAdmin(ReadOnlyAdmin):
 class ManualChangeAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "user", "action", "tournament", "match", "game", "reason"]
     list_filter = ["action", "game"]
-    list_select_related = ["user", "tournament"]
+    list_select_related = ["user", "tournament", "match"]
     date_hierarchy = "created_at"

@@ -282,7 +282,7 @@ def leaderboard(*, game_id: str) -> QuerySet[Rating]:
     """The game's ratings, best conservative rating first."""
     return (
         Rating.objects.filter(leaderboard__game=game_id)
-        .select_related("version__bot")
+        .select_related("version__bot", "leaderboard")
         .order_by("-conservative", "id")
     )
 
