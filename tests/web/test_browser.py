@@ -160,7 +160,7 @@ def test_an_eight_bot_elimination_is_drawn_as_a_bracket(page, live_server):
     )
     play_out(tournament)
     page.goto(f"{live_server.url}/tournaments/{tournament.pk}/")
-    columns = page.locator(".bracket-round")
+    columns = page.locator(".bracket-column")
     expect(columns).to_have_count(3)
     assert [columns.nth(i).locator(".bracket-game").count() for i in range(3)] == [4, 2, 1]
     assert [columns.nth(i).locator("h3").inner_text() for i in range(3)] == [
