@@ -59,10 +59,9 @@ def test_a_round_robin_page_shows_standings_in_rank_order_with_the_cross_table(c
 
 def test_the_standings_count_every_finished_set(client, round_robin):
     page = text(client.get(f"/tournaments/{round_robin.pk}/"))
-    sets_won = [int(w) for w in re.findall(r'data-col="wins">(\d+)<', page)]
-    # Four entrants play six sets: each has a winner or is drawn.
-    draws = [int(d) for d in re.findall(r'data-col="wins">\d+</td><td class="num">(\d+)<', page)]
-    assert sum(sets_won) + sum(draws) // 2 == 6
+    scores = re.findall(r'data-col="score"><strong>([\d½]+)</strong>', page)
+    # Four entrants play six sets; each gives out one point (1 and 0, or ½ and ½).
+    assert sum(float(score.replace("½", ".5")) for score in scores) == 6
 
 
 def test_the_live_part_of_a_tournament_page_is_served_alone(client, round_robin):
