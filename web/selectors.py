@@ -26,6 +26,7 @@ from tournaments.selectors import BracketGameView, StandingsTable
 from .brackets import Section, bracket_sections
 
 RECENT = 10
+RUNNING = 20
 _DONE = [Match.Status.FINISHED, Match.Status.FAILED]
 
 
@@ -72,7 +73,9 @@ def home_page() -> HomePage:
     status = Tournament.Status
     return HomePage(
         games=game_summaries(),
-        running=list(tournaments.filter(status=status.RUNNING).order_by("-started_at", "-id")),
+        running=list(
+            tournaments.filter(status=status.RUNNING).order_by("-started_at", "-id")[:RUNNING]
+        ),
         upcoming=list(
             tournaments.filter(status=status.SCHEDULED).order_by("starts_at", "id")[:RECENT]
         ),
