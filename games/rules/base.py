@@ -34,9 +34,11 @@ class State:
     dealer: int
     #: Deals started so far (1 during the first deal).
     deal_number: int
-    #: The current deal's history as a chain ``(earlier, entry)``: appending shares the past
-    #: instead of copying it, which keeps long deals (Jam's 200 steps) linear.
-    _history_tail: tuple[Any, dict[str, Any]] | None
+    #: The current deal's history as a chain of links, newest first: ``(earlier, seat, key,
+    #: value)`` for the entry ``{"seat": seat, key: value}``, ``(earlier, entry)`` for any
+    #: other entry. Appending shares the past instead of copying it, which keeps long deals
+    #: (Jam's 200 steps) linear, and the common entry costs one tuple.
+    _history_tail: tuple[Any, ...] | None
     _scores: tuple[int, int]
     #: The pending decision as ``(kind, legal values)``, computed once per state.
     _moves: Moves | None
@@ -52,15 +54,19 @@ class State:
         entries = []
         link = self._history_tail
         while link is not None:
-            link, entry = link
-            entries.append(entry)
+            if len(link) == 4:
+                link, seat, key, value = link
+                entries.append({"seat": seat, key: value})
+            else:
+                link, entry = link
+                entries.append(entry)
         return tuple(reversed(entries))
 
     @history.setter
     def history(self, entries: tuple[dict[str, Any], ...]) -> None:
         self._history_tail = None
         for entry in entries:
-            self._history_tail = (self._history_tail, entry)
+            self._log_entry(entry)
 
     @property
     def is_over(self) -> bool:
@@ -70,10 +76,15 @@ class State:
         """Every action the player to move may take, in the RULINGS shapes; empty when over."""
         if self.to_play is None:
             return []
-        kind, values = self._pending_moves()
+        moves = self._moves
+        if moves is None:
+            moves = self._moves = self._legal_moves()
+        kind, values = moves
         return [{kind: value} for value in values]
 
     def _pending_moves(self) -> Moves:
+        """The pending decision, computed once per state (``legal_actions`` and ``apply``
+        inline this: they run once per decision)."""
         moves = self._moves
         if moves is None:
             moves = self._moves = self._legal_moves()
@@ -105,8 +116,9 @@ class State:
         self.orders = (*self.orders, order)
         return order
 
-    def _log(self, seat: int, kind: str, action: Action) -> None:
-        self._history_tail = (self._history_tail, {"seat": seat, kind: action})
+    def _log(self, seat: int, key: str, value: Any) -> None:
+        """Append ``{"seat": seat, key: value}`` to the history (``key``: action or auto)."""
+        self._history_tail = (self._history_tail, seat, key, value)
 
     def _log_entry(self, entry: dict[str, Any]) -> None:
         self._history_tail = (self._history_tail, entry)
@@ -161,7 +173,10 @@ class Game:
             raise ValueError(f"a {state.game_id!r} state was given to the {self.id!r} game")
         if state.to_play is None:
             raise GameOver("the match is over; no action can be applied")
-        kind, values = state._pending_moves()
+        moves = state._moves
+        if moves is None:
+            moves = state._moves = state._legal_moves()
+        kind, values = moves
         if kind in self.normalised_kinds:
             action = self._normalise(action)
         # One key, the kind asked for, and a legal value of the legal values' type: equality

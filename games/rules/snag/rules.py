@@ -14,7 +14,7 @@ import enum
 from typing import Any
 
 from ..base import Action, Game, Moves, State, add_points, other, remove_card, with_seat
-from ..cards import FULL_DECK, natural_value
+from ..cards import FULL_DECK, RANK_VALUE
 from ..options import int_option
 from ..tricks import playable_cards
 from .scoring import deal_score
@@ -86,7 +86,7 @@ def trick_winner(trick: tuple[tuple[int, str], ...]) -> int:
     """The seat that played the highest rank, the last played among equals."""
     winner, best = trick[0][0], -1
     for seat, card in trick:
-        value = natural_value(card)
+        value = RANK_VALUE[card[0]]
         if value >= best:
             winner, best = seat, value
     return winner
@@ -170,7 +170,8 @@ class Snag(Game):
         winner = state.trick_winner
         (last,) = state.pool
         state._log(winner, "auto", {"take": last})
-        self._take(state, winner, last)
+        state.taken = with_seat(state.taken, winner, (*state.taken[winner], last))
+        state.pool = ()
         state.tricks_played += 1
         if state.tricks_played < TRICKS_PER_DEAL:
             self._start_trick(state, leader=winner)
