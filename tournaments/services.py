@@ -48,11 +48,13 @@ def tournament_config_check(
     decision_timeout: float,
 ) -> None:
     """``TournamentError`` naming what is wrong with a tournament's settings, else None."""
+    if options is not None and not isinstance(options, dict):
+        raise TournamentError(f"options are an object of option names, got {options!r}")
     try:
         get_game(game_id).new_match(0, dict(options or {}))
     except ValueError as error:
         raise TournamentError(str(error)) from None
-    if format not in Format.__members__.values():
+    if format not in {f.value for f in Format}:
         raise TournamentError(f"unknown format {format!r}; known: {[f.value for f in Format]}")
     if sets_per_pair < 1:
         raise TournamentError("sets_per_pair must be at least 1")

@@ -86,6 +86,7 @@ def test_an_entry_must_be_a_ready_version_of_the_game_entered_once():
     ("settings", "message"),
     [
         ({"options": {"target": 0}}, "target"),
+        ({"options": [1, 2]}, "options are an object"),
         ({"format": "ladder"}, "unknown format"),
         ({"sets_per_pair": 0}, "sets_per_pair"),
         ({"rounds": 3}, "Swiss"),
