@@ -1,4 +1,4 @@
-"""What duplicate sets buy: how well ratings recover a known order of strength (pure).
+"""What duplicate sets buy: how well ratings recover a known order of strength (in process).
 
 N bots of known strength play in this process (no database, no subprocesses): bot ``i``
 makes each decision with the game's heuristic strategy with probability ``i / (N - 1)``
