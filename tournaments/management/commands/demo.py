@@ -124,6 +124,7 @@ class Command(BaseCommand):
             "\nBrowse it: [bold]make serve[/], then open http://127.0.0.1:8000/api/docs/"
             f"\n  standings: http://127.0.0.1:8000/api/tournaments/{tournament.pk}/standings/"
             f"\n  matches:   http://127.0.0.1:8000/api/tournaments/{tournament.pk}/matches/"
+            f"\n  ratings:   http://127.0.0.1:8000/api/ratings/?game={tournament.game}"
         )
 
 
