@@ -50,8 +50,13 @@ class MatchEventListApi(generics.ListAPIView):
     serializer_class = MatchEventSerializer
 
     def get_queryset(self):
-        match = get_object_or_404(Match, pk=self.kwargs["pk"])
-        return selectors.match_events(match=match)
+        self.match = get_object_or_404(Match, pk=self.kwargs["pk"])
+        return selectors.match_events(match=self.match)
+
+    def get_serializer_context(self) -> dict:
+        # A shuffle's order holds every hidden card: shown only once the match is over.
+        still_playing = self.match.status in (Match.Status.PENDING, Match.Status.RUNNING)
+        return {**super().get_serializer_context(), "hide_card_orders": still_playing}
 
 
 class MatchStateApi(APIView):

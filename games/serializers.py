@@ -49,9 +49,17 @@ class MatchSerializer(serializers.ModelSerializer):
 
 
 class MatchEventSerializer(serializers.ModelSerializer):
+    """An event as stored; with ``hide_card_orders`` in the context, shuffles show no cards."""
+
     class Meta:
         model = MatchEvent
         fields = ["seq", "type", "payload", "hash", "created_at"]
+
+    def to_representation(self, instance: MatchEvent) -> dict:
+        data = super().to_representation(instance)
+        if self.context.get("hide_card_orders") and instance.type == MatchEvent.Type.SHUFFLE:
+            data["payload"] = {"k": instance.payload["k"], "order": None}
+        return data
 
 
 class ReplayStepSerializer(serializers.Serializer):

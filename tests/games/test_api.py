@@ -100,3 +100,17 @@ def test_the_openapi_schema_and_docs_page_are_served(api, db):
     assert schema.status_code == 200
     assert "/api/matches/{id}/state/" in schema.json()["paths"]
     assert api.get("/api/docs/").status_code == 200
+
+
+def test_shuffle_orders_stay_hidden_while_a_match_runs(api, match):
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING)
+    events = api.get(f"/api/matches/{match.pk}/events/?limit=500").json()["results"]
+    shuffles = [event for event in events if event["type"] == "shuffle"]
+    assert shuffles and all(event["payload"]["order"] is None for event in shuffles)
+    assert [event["payload"]["k"] for event in shuffles] == list(range(len(shuffles)))
+
+
+def test_shuffle_orders_are_shown_once_the_match_is_over(api, match):
+    events = api.get(f"/api/matches/{match.pk}/events/?limit=500").json()["results"]
+    orders = [event["payload"]["order"] for event in events if event["type"] == "shuffle"]
+    assert orders and all(len(order) == 52 for order in orders)
