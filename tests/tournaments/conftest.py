@@ -202,7 +202,9 @@ def celery_workers(committed_db):
         command = [sys.executable, "-m", "celery", "-A", "config", "worker"]
         command += ["--loglevel=WARNING", "--concurrency=2", "--hostname", hostname]
         if beat:
-            command += ["-B", "-S", "django_celery_beat.schedulers:DatabaseScheduler"]
+            # The beat scheduler (django-celery-beat's database one) comes from the settings;
+            # the worker's own -S would name a state file, not a scheduler.
+            command += ["-B"]
         environment = {**os.environ, "DATABASE_URL": _test_database_url(), **env}
         worker = subprocess.Popen(command, cwd=ROOT, env=environment, start_new_session=True)
         started.append(worker)
