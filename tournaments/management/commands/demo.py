@@ -120,11 +120,15 @@ class Command(BaseCommand):
             )
 
     def _show_api(self, console: Console, tournament: Tournament) -> None:
+        site = "http://127.0.0.1:8000"
+        first_match = tournament.matches.order_by("match_id").values_list("match_id", flat=True)[0]
         console.print(
-            "\nBrowse it: [bold]make serve[/], then open http://127.0.0.1:8000/api/docs/"
-            f"\n  standings: http://127.0.0.1:8000/api/tournaments/{tournament.pk}/standings/"
-            f"\n  matches:   http://127.0.0.1:8000/api/tournaments/{tournament.pk}/matches/"
-            f"\n  ratings:   http://127.0.0.1:8000/api/ratings/?game={tournament.game}"
+            f"\nBrowse it: [bold]make serve[/], then open {site}/"
+            f"\n  the tournament: {site}/tournaments/{tournament.pk}/"
+            f"\n  a replay:       {site}/matches/{first_match}/"
+            f"\n  leaderboard:    {site}/games/{tournament.game}/"
+            f"\n  standings API:  {site}/api/tournaments/{tournament.pk}/standings/"
+            f"\n  API docs:       {site}/api/docs/"
         )
 
 
