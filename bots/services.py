@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from games.models import Match
 from games.rules import get_game
-from games.services import match_event_writer
+from games.services import MatchLeaseLost, match_event_writer
 
 from .models import Bot, BotVersion, MatchSeat, SeatStderr
 from .referee import Limits, MatchResult, referee_match
@@ -110,8 +110,10 @@ def match_play(
     """Play a pending match to its end, logging it as it goes; None if it was not pending.
 
     A second delivery of the same task finds the match claimed and returns without touching
-    it, so nothing is appended twice. The time limits and sandbox limits (``SandboxLimits``
-    fields) default to the settings; a tournament may override them.
+    it, so nothing is appended twice. A match the tick declared dead while it ran (its lease
+    ran out) is dropped: bots closed, nothing more logged, None returned. The time limits
+    and sandbox limits (``SandboxLimits`` fields) default to the settings; a tournament may
+    override them.
     """
     if not _claim(match_id, _worker_identity()):
         return None
@@ -127,6 +129,9 @@ def match_play(
         )
         launchers = [launcher_for(seat.version, **(sandbox_overrides or {})) for seat in seats]
         result = _referee(match, seats, limits, launchers)
+    except MatchLeaseLost:
+        # Its replacement is being played elsewhere; the referee has closed both bots.
+        return None
     except BaseException:
         Match.objects.filter(id=match_id, status=Match.Status.RUNNING).update(
             status=Match.Status.FAILED, finished_at=timezone.now()

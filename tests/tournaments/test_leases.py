@@ -11,9 +11,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.utils import timezone
 
+from bots import referee
+from bots.models import SeatStderr
 from bots.services import match_play
 from games.events import EventType
 from games.models import Match
@@ -23,6 +26,7 @@ from games.services import (
     MatchEventWriter,
     MatchLeaseLost,
     match_event_writer,
+    match_lease_expire,
     match_lease_renew,
 )
 from tournaments import services
@@ -208,3 +212,42 @@ def test_the_tick_rates_a_set_settled_by_a_worker_that_died_before_rating_it(mon
     assert RatingUpdate.objects.count() == 0
     assert tournaments_tick().rated == 1
     assert RatingUpdate.objects.count() == 1
+
+
+def test_a_match_declared_dead_while_it_plays_stops_its_bots_and_returns_nothing(monkeypatch):
+    clock = [1000.0]
+    monkeypatch.setattr("games.services.monotonic", lambda: clock[0])
+    started = []
+
+    class RecordedBotProcess(referee.BotProcess):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            started.append(self)
+
+    monkeypatch.setattr("bots.referee.BotProcess", RecordedBotProcess)
+
+    def dying_writer(**kwargs):
+        writer = match_event_writer(**kwargs)
+        emit = writer.emit
+
+        def emit_after_the_tick(type, payload):
+            if type == EventType.DECISION and clock[0] == 1000.0:
+                # The tick declares the match dead; the next renewal of the lease is due.
+                match_lease_expire(match_id=writer.match.pk, now=timezone.now() + timedelta(1))
+                clock[0] += settings.BAIZE_MATCH_LEASE_SECONDS
+            return emit(type, payload)
+
+        writer.emit = emit_after_the_tick
+        return writer
+
+    # The match dies at its first decision: the bots have started and are playing.
+    monkeypatch.setattr("bots.services.match_event_writer", dying_writer)
+    tournament = start(tournament_with(strategy_bots(2)))
+    link = current_matches(tournament).first()
+    assert match_play(match_id=link.match_id) is None
+    match = Match.objects.get(pk=link.match_id)
+    assert match.status == Match.Status.FAILED and match.winner is None
+    assert list(match.events.values_list("type", flat=True)) == [EventType.MATCH_STARTED]
+    assert len(started) == 2
+    assert all(bot._process.returncode is not None for bot in started), "both bots were closed"
+    assert not SeatStderr.objects.filter(seat__match=match).exists()
