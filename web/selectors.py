@@ -2,8 +2,7 @@
 
 The tournaments and bots apps own their reads; what is here only gathers what a page
 shows and does not fit theirs: the home page's summaries, a bot's recent matches, a
-match's seats and tournament, and the cheap version stamp that tells when a tournament
-page must be rendered again.
+match's seats and tournament.
 """
 
 from __future__ import annotations
@@ -12,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, Max, Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from bots.models import Bot, BotVersion, MatchSeat
 from games.models import Match
@@ -83,26 +82,6 @@ def home_page() -> HomePage:
             tournaments.filter(status=status.FINISHED).order_by("-finished_at", "-id")[:RECENT]
         ),
     )
-
-
-def tournament_version(*, tournament_id: int) -> tuple[Any, ...] | None:
-    """What changes whenever a tournament page would show something new; None if no such
-    tournament. One aggregate query: status, advances, and the matches started and done."""
-    current = Q(matches__replaced_at__isnull=True)
-    row = (
-        Tournament.objects.filter(pk=tournament_id)
-        .annotate(
-            done=Count("matches", filter=current & Q(matches__match__status__in=_DONE)),
-            running=Count(
-                "matches", filter=current & Q(matches__match__status=Match.Status.RUNNING)
-            ),
-            last=Max("matches__match__finished_at"),
-            total=Count("matches"),
-        )
-        .values_list("status", "progress", "done", "running", "last", "total")
-        .first()
-    )
-    return row
 
 
 @dataclass

@@ -8,6 +8,7 @@ import pytest
 
 from games.models import Match
 from tests.web.factories import bot_versions, match_play_here, play_out, tournament_started
+from tournaments.standings_cache import tournament_version_forget
 
 pytestmark = pytest.mark.django_db
 
@@ -78,13 +79,11 @@ def test_an_unchanged_tournament_answers_a_poll_with_304(client, round_robin):
 
 
 def test_a_finished_match_changes_the_tournament_page(client, settings):
-    from django.core.cache import cache
-
     tournament = tournament_started(bot_versions(2), options={"target": 10})
     first = client.get(f"/tournaments/{tournament.pk}/live/")
     match_id = Match.objects.filter(tournament_match__tournament=tournament).first().pk
     match_play_here(match_id)
-    cache.delete(f"web:tournament:{tournament.pk}:version")  # as if a second went by
+    tournament_version_forget(tournament_id=tournament.pk)  # as if a second went by
     again = client.get(f"/tournaments/{tournament.pk}/live/", HTTP_IF_NONE_MATCH=first["ETag"])
     assert again.status_code == 200 and again["ETag"] != first["ETag"]
     assert "1 of 2 matches played" in text(again)

@@ -10,6 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from bots.models import BotVersion
 from games.models import Match
 from tests.web.factories import bot_versions, play_out, tournament_started
+from tournaments.standings_cache import tournament_version_forget
 
 pytestmark = pytest.mark.django_db
 
@@ -54,7 +55,7 @@ def test_a_tournament_page(client, django_assert_max_num_queries, format):
 def test_a_cached_tournament_page_costs_at_most_one_query(client, django_assert_max_num_queries):
     tournament = grow(4)
     client.get(f"/tournaments/{tournament.pk}/")
-    cache.delete(f"web:tournament:{tournament.pk}:version")
+    tournament_version_forget(tournament_id=tournament.pk)
     with django_assert_max_num_queries(1):
         client.get(f"/tournaments/{tournament.pk}/")
     with django_assert_max_num_queries(0):
