@@ -20,6 +20,17 @@ def pytest_runtest_makereport(item, call):
         report.longrepr = f"services test skipped while BAIZE_REQUIRE_SERVICES=1: {report.longrepr}"
 
 
+@pytest.fixture(autouse=True)
+def empty_cache():
+    """Tournament versions and what is cached under them live in the process's cache, and
+    SQLite gives a rolled-back test's ids out again: every test starts from an empty cache."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
 @pytest.fixture
 def builtin_snag_versions(db):
     from bots.services import builtin_bots_sync

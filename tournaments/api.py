@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.db.models import F, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
+from django.http import Http404, HttpResponseBase, HttpResponseNotModified
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
@@ -18,7 +19,7 @@ from bots.models import Bot, BotVersion
 from games.rules import GAMES
 from games.serializers import MatchSerializer
 
-from . import selectors, services
+from . import selectors, services, standings_cache
 from .formats import Format
 from .models import Pairing, Tournament
 from .permissions import IsOrganiser, can_enter, is_organiser
@@ -233,9 +234,36 @@ class TournamentBracketApi(generics.ListAPIView):
 
 
 class TournamentStandingsApi(generics.ListAPIView):
-    """Standings, best first, with every tie-break column and the order they apply in."""
+    """Standings, best first, with every tie-break column and the order they apply in.
+
+    Served from the cache while the tournament's version holds (``standings_cache``), and
+    revalidated by ETag: pollers sending ``If-None-Match`` get a bodiless 304 meanwhile.
+    """
 
     serializer_class = StandingSerializer
+    # Public and read-only: nobody to authenticate, and checking costs every request.
+    authentication_classes = ()
+
+    def get(self, request: Request, pk: int) -> HttpResponseBase:
+        version = standings_cache.tournament_version(tournament_id=pk)
+        if version is None:
+            raise Http404(f"No {Tournament._meta.object_name} matches the given query.")
+        etag = f'"standings-{version}"'
+        if etag in request.headers.get("If-None-Match", ""):
+            response = HttpResponseNotModified()
+        else:
+            # The page's links hold the full URL, so it is the key (limit, offset, host).
+            page = standings_cache.cached_for_version(
+                tournament_id=pk,
+                version=version,
+                name=f"api:standings:{request.build_absolute_uri()}",
+                compute=lambda: self.list(request).data,
+            )
+            response = Response(page)
+        response["ETag"] = etag
+        # Clients may keep the standings but must ask again before using them: they are live.
+        response["Cache-Control"] = "no-cache"
+        return response
 
     def get_queryset(self):
         table = selectors.tournament_standings(tournament=_tournament(self.kwargs["pk"]))
