@@ -16,6 +16,7 @@ from .errors import GameOver, IllegalAction
 from .options import Option, parse_options
 
 Action = dict[str, Any]
+_ABSENT = object()
 #: A pending decision: the one action kind asked for and its legal values.
 Moves = tuple[str, Collection[Any]]
 
@@ -80,7 +81,12 @@ class State:
         if moves is None:
             moves = self._moves = self._legal_moves()
         kind, values = moves
-        return [{kind: value} for value in values]
+        # A loop, not a comprehension: this runs once per decision, and in Python 3.11 a
+        # comprehension costs a function call more.
+        actions = []
+        for value in values:
+            actions.append({kind: value})
+        return actions
 
     def _pending_moves(self) -> Moves:
         """The pending decision, computed once per state (``legal_actions`` and ``apply``
@@ -171,27 +177,40 @@ class Game:
         """
         if state.game_id != self.id:
             raise ValueError(f"a {state.game_id!r} state was given to the {self.id!r} game")
-        if state.to_play is None:
-            raise GameOver("the match is over; no action can be applied")
         moves = state._moves
         if moves is None:
+            if state.to_play is None:
+                raise GameOver("the match is over; no action can be applied")
             moves = state._moves = state._legal_moves()
         kind, values = moves
-        if kind in self.normalised_kinds:
-            action = self._normalise(action)
-        # One key, the kind asked for, and a legal value of the legal values' type: equality
-        # alone would take ``{"bid": True}`` for ``{"bid": 1}``.
-        if type(action) is not dict or len(action) != 1 or kind not in action:
+        if type(action) is not dict or len(action) != 1:
             raise _illegal(action, state)
-        value = action[kind]
-        if value not in values or (value.__class__ is not str and not _same_type(value, values)):
-            raise _illegal(action, state)
+        value = action.get(kind)
+        # A card among the legal cards is the common case; any other value takes the path
+        # that normalises it and checks its type.
+        if value.__class__ is not str or value not in values:
+            action = self._legal_action(state, action, kind, values)
         new = state.__class__()
         # Every field holds an immutable value, so a flat copy of the attributes is a copy.
         new.__dict__ = state.__dict__.copy()
         new._moves = None
         self._apply(new, action)
         return new
+
+    def _legal_action(
+        self, state: State, action: Action, kind: str, values: Collection[Any]
+    ) -> Action:
+        """``action`` in its canonical spelling if it is legal; ``IllegalAction`` if not.
+
+        The value must have the legal values' type as well as equal one of them: equality
+        alone would take ``{"bid": True}`` for ``{"bid": 1}``.
+        """
+        if kind in self.normalised_kinds:
+            action = self._normalise(action)
+        value = action.get(kind, _ABSENT)
+        if value in values and value.__class__ is next(iter(values)).__class__:
+            return action
+        raise _illegal(action, state)
 
     def observation(self, state: State, seat: int) -> dict[str, Any]:
         """All that ``seat`` may know at ``state``, and nothing more, as a JSON-ready dict.
@@ -248,10 +267,6 @@ def _as_mapping(options: object) -> Mapping[str, Any]:
     if not isinstance(options, Mapping):
         raise ValueError(f"options must be a JSON object, got {options!r}")
     return options
-
-
-def _same_type(value: Any, values: Collection[Any]) -> bool:
-    return value.__class__ is next(iter(values)).__class__
 
 
 def _illegal(action: object, state: State) -> IllegalAction:

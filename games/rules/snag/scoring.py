@@ -12,7 +12,7 @@ def suit_lengths(cards: Iterable[str]) -> list[int]:
 
     A 0 compares as a length that has run out, so the zeros need no special case.
     """
-    suits = "".join([card[1] for card in cards])
+    suits = "".join(cards)[1::2]  # every card is two characters, rank then suit
     return sorted(map(suits.count, SUITS), reverse=True)
 
 
