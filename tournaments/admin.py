@@ -33,6 +33,7 @@ from .models import (
     RecurringTournament,
     Tournament,
     TournamentMatch,
+    default_time_bank,
 )
 
 Status = Tournament.Status
@@ -82,8 +83,18 @@ def _with_reason(
     return TemplateResponse(request, "admin/tournaments/action_reason.html", context)
 
 
+def _time_bank_field() -> forms.FloatField:
+    return forms.FloatField(
+        required=False,
+        min_value=0,
+        max_value=services.MAX_TIME_BANK_SECONDS,
+        help_text="Seconds of overtime each bot may use over a match; empty: the setting.",
+    )
+
+
 class TournamentForm(forms.ModelForm):
     game = forms.ChoiceField(choices=GAME_CHOICES)
+    time_bank_seconds = _time_bank_field()
 
     class Meta:
         model = Tournament
@@ -94,6 +105,9 @@ class TournamentForm(forms.ModelForm):
 
 
 def _config_checked(data: dict) -> dict:
+    if data.get("time_bank_seconds") is None:
+        data["time_bank_seconds"] = default_time_bank()
+    data["sandbox_overrides"] = data.get("sandbox_overrides") or {}
     try:
         services.tournament_config_check(
             game_id=data.get("game", ""),
@@ -102,6 +116,8 @@ def _config_checked(data: dict) -> dict:
             sets_per_pair=data.get("sets_per_pair") or 0,
             rounds=data.get("rounds"),
             decision_timeout=data.get("decision_timeout") or 0,
+            time_bank_seconds=data["time_bank_seconds"],
+            sandbox_overrides=data["sandbox_overrides"],
         )
     except services.TournamentError as error:
         raise forms.ValidationError(str(error)) from None
@@ -337,6 +353,7 @@ class TournamentMatchAdmin(admin.ModelAdmin):
 
 class RecurringTournamentForm(forms.ModelForm):
     game = forms.ChoiceField(choices=GAME_CHOICES)
+    time_bank_seconds = _time_bank_field()
 
     class Meta:
         model = RecurringTournament

@@ -15,6 +15,16 @@ from .duplicate import SetOutcome
 from .ratings import Skill
 
 
+def default_time_bank() -> float:
+    """A new tournament's time bank: the setting at the time it is created."""
+    return settings.BAIZE_TIME_BANK_SECONDS
+
+
+TIME_BANK_HELP = "Seconds of overtime per bot and match beyond the decision limit."
+#: Keys are ``bots.sandbox.SandboxLimits`` fields, checked against ``LIMIT_OVERRIDE_RANGES``.
+SANDBOX_OVERRIDES_HELP = 'Sandbox limits other than the settings, e.g. {"cpu_seconds": 30}.'
+
+
 class Tournament(models.Model):
     Format = models.TextChoices("Format", [(f.name, f.value) for f in formats.Format])
 
@@ -41,6 +51,8 @@ class Tournament(models.Model):
     #: SHA-256 (hex) of ``seed``, public from creation: the deals were fixed in advance.
     seed_sha256 = models.CharField(max_length=64)
     decision_timeout = models.FloatField(default=1.0)
+    time_bank_seconds = models.FloatField(default=default_time_bank, help_text=TIME_BANK_HELP)
+    sandbox_overrides = models.JSONField(default=dict, blank=True, help_text=SANDBOX_OVERRIDES_HELP)
     starts_at = models.DateTimeField(null=True, blank=True)
     organiser = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -220,6 +232,8 @@ class RecurringTournament(models.Model):
     rounds = models.PositiveSmallIntegerField(null=True, blank=True)
     sets_per_pair = models.PositiveSmallIntegerField(default=1)
     decision_timeout = models.FloatField(default=1.0)
+    time_bank_seconds = models.FloatField(default=default_time_bank, help_text=TIME_BANK_HELP)
+    sandbox_overrides = models.JSONField(default=dict, blank=True, help_text=SANDBOX_OVERRIDES_HELP)
     every = models.DurationField(help_text="Time between two tournaments, e.g. 1 day.")
     next_start_at = models.DateTimeField()
     active = models.BooleanField(default=True)

@@ -2,8 +2,11 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from bots.sandbox import sandbox_overrides_check
+
 from .formats import Format
 from .models import DuplicateSet, Entrant, Pairing, Rating, RatingChange, Tournament
+from .services import MAX_TIME_BANK_SECONDS
 
 
 class EntrantSerializer(serializers.ModelSerializer):
@@ -44,6 +47,8 @@ class TournamentSerializer(serializers.ModelSerializer):
             "status",
             "status_reason",
             "decision_timeout",
+            "time_bank_seconds",
+            "sandbox_overrides",
             "seed_sha256",
             "seed",
             "starts_at",
@@ -72,9 +77,29 @@ class TournamentCreateSerializer(serializers.Serializer):
     sets_per_pair = serializers.IntegerField(min_value=1, max_value=100, default=1)
     rounds = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
     decision_timeout = serializers.FloatField(min_value=0.01, max_value=60, default=1.0)
+    time_bank_seconds = serializers.FloatField(
+        min_value=0,
+        max_value=MAX_TIME_BANK_SECONDS,
+        required=False,
+        help_text="Overtime per bot and match; left out: the server's setting.",
+    )
+    sandbox_overrides = serializers.DictField(
+        child=serializers.IntegerField(),
+        required=False,
+        default=dict,
+        help_text="Sandbox limits of uploaded bots other than the settings, by SandboxLimits "
+        "field: memory_bytes, cpu_seconds, processes, file_bytes, open_files, tmp_bytes.",
+    )
     starts_at = serializers.DateTimeField(
         required=False, allow_null=True, default=None, help_text="Given: scheduled at once."
     )
+
+    def validate_sandbox_overrides(self, overrides: dict[str, int]) -> dict[str, int]:
+        try:
+            sandbox_overrides_check(overrides)
+        except ValueError as error:
+            raise serializers.ValidationError(str(error)) from None
+        return overrides
 
 
 class EntryCreateSerializer(serializers.Serializer):

@@ -18,19 +18,39 @@ from django.db.models import F
 from django.utils import timezone
 
 from bots.models import BotVersion
+from bots.sandbox import sandbox_overrides_check
 from games.models import Match
 from games.rules import get_game
 
 from .audit import manual_change_record
 from .duplicate import seed_commitment
 from .formats import Format, swiss_max_rounds, swiss_round_count
-from .models import Entrant, ManualChange, RecurringTournament, Tournament, TournamentMatch
+from .models import (
+    Entrant,
+    ManualChange,
+    RecurringTournament,
+    Tournament,
+    TournamentMatch,
+    default_time_bank,
+)
 from .scheduling import match_replace, tournament_first_round, tournament_matches_enqueue
 from .selectors import versions_active
 
 Status = Tournament.Status
 #: The settings an organiser chooses, changeable until the tournament starts.
-CONFIG_FIELDS = ("name", "game", "format", "options", "rounds", "sets_per_pair", "decision_timeout")
+CONFIG_FIELDS = (
+    "name",
+    "game",
+    "format",
+    "options",
+    "rounds",
+    "sets_per_pair",
+    "decision_timeout",
+    "time_bank_seconds",
+    "sandbox_overrides",
+)
+#: The longest time bank a tournament may give: an hour of overtime per bot and match.
+MAX_TIME_BANK_SECONDS = 3600.0
 _OPEN_FOR_ENTRY = (Status.DRAFT, Status.SCHEDULED)
 
 
@@ -46,6 +66,8 @@ def tournament_config_check(
     sets_per_pair: int,
     rounds: int | None,
     decision_timeout: float,
+    time_bank_seconds: float = 0.0,
+    sandbox_overrides: dict[str, Any] | None = None,
 ) -> None:
     """``TournamentError`` naming what is wrong with a tournament's settings, else None."""
     if options is not None and not isinstance(options, dict):
@@ -62,6 +84,18 @@ def tournament_config_check(
         raise TournamentError("rounds is set for Swiss tournaments only, and at least 1")
     if not decision_timeout > 0:
         raise TournamentError("decision_timeout must be positive")
+    if not 0 <= time_bank_seconds <= MAX_TIME_BANK_SECONDS:
+        raise TournamentError(f"time_bank_seconds must be from 0 to {MAX_TIME_BANK_SECONDS:g}")
+    _sandbox_overrides_check(sandbox_overrides)
+
+
+def _sandbox_overrides_check(overrides: Any) -> None:
+    if overrides is not None and not isinstance(overrides, dict):
+        raise TournamentError(f"sandbox_overrides is an object of limits, got {overrides!r}")
+    try:
+        sandbox_overrides_check(overrides or {})
+    except ValueError as error:
+        raise TournamentError(str(error)) from None
 
 
 def tournament_create(
@@ -74,10 +108,18 @@ def tournament_create(
     rounds: int | None = None,
     seed: int | str | None = None,
     decision_timeout: float = 1.0,
+    time_bank_seconds: float | None = None,
+    sandbox_overrides: dict[str, int] | None = None,
     organiser: Any = None,
     recurrence: RecurringTournament | None = None,
 ) -> Tournament:
-    """A draft tournament. Its secret seed is drawn now; only its SHA-256 shows until it ends."""
+    """A draft tournament. Its secret seed is drawn now; only its SHA-256 shows until it ends.
+
+    ``time_bank_seconds`` defaults to the setting; ``sandbox_overrides`` (``SandboxLimits``
+    fields) replace the settings' sandbox limits for its uploaded bots.
+    """
+    if time_bank_seconds is None:
+        time_bank_seconds = default_time_bank()
     tournament_config_check(
         game_id=game_id,
         format=format,
@@ -85,6 +127,8 @@ def tournament_create(
         sets_per_pair=sets_per_pair,
         rounds=rounds,
         decision_timeout=decision_timeout,
+        time_bank_seconds=time_bank_seconds,
+        sandbox_overrides=sandbox_overrides,
     )
     seed = secrets.token_hex(32) if seed is None else str(seed)
     return Tournament.objects.create(
@@ -97,6 +141,8 @@ def tournament_create(
         seed=seed,
         seed_sha256=seed_commitment(seed),
         decision_timeout=decision_timeout,
+        time_bank_seconds=time_bank_seconds,
+        sandbox_overrides=sandbox_overrides or {},
         organiser=organiser,
         recurrence=recurrence,
     )
@@ -116,7 +162,11 @@ def tournament_configure(*, tournament: Tournament, **config: Any) -> bool:
         sets_per_pair=config.get("sets_per_pair", tournament.sets_per_pair),
         rounds=config.get("rounds", tournament.rounds),
         decision_timeout=config.get("decision_timeout", tournament.decision_timeout),
+        time_bank_seconds=config.get("time_bank_seconds", tournament.time_bank_seconds),
+        sandbox_overrides=config.get("sandbox_overrides", tournament.sandbox_overrides),
     )
+    if "sandbox_overrides" in config:
+        config["sandbox_overrides"] = config["sandbox_overrides"] or {}
     # Conditional update: settings saved from a form loaded before the start change nothing.
     changed = Tournament.objects.filter(id=tournament.pk, status__in=_OPEN_FOR_ENTRY).update(
         **config
@@ -318,6 +368,8 @@ def _spawn(template: RecurringTournament) -> Tournament | None:
             sets_per_pair=template.sets_per_pair,
             rounds=template.rounds,
             decision_timeout=template.decision_timeout,
+            time_bank_seconds=template.time_bank_seconds,
+            sandbox_overrides=template.sandbox_overrides,
             recurrence=template,
         )
         for version in versions_active(game_id=template.game):

@@ -13,10 +13,19 @@ from .tick import tournaments_tick
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
 def tournament_match_play(match_id: int) -> None:
-    """Play one tournament match, then settle its set; a second delivery plays nothing."""
+    """Play one tournament match under its tournament's limits, then settle its set.
+
+    A second delivery plays nothing.
+    """
     link = TournamentMatch.objects.select_related("tournament").get(match_id=match_id)
-    if link.tournament.status == Tournament.Status.RUNNING and link.replaced_at is None:
-        match_play(match_id=match_id, decision_seconds=link.tournament.decision_timeout)
+    tournament = link.tournament
+    if tournament.status == Tournament.Status.RUNNING and link.replaced_at is None:
+        match_play(
+            match_id=match_id,
+            decision_seconds=tournament.decision_timeout,
+            time_bank_seconds=tournament.time_bank_seconds,
+            sandbox_overrides=tournament.sandbox_overrides,
+        )
     tournament_match_settle(match_id=match_id)
 
 

@@ -10,11 +10,19 @@ from __future__ import annotations
 import functools
 import logging
 
-from .launcher import SandboxConfig, SandboxLauncher, SandboxLimits, SandboxUnsafe
+from .launcher import (
+    LIMIT_OVERRIDE_RANGES,
+    SandboxConfig,
+    SandboxLauncher,
+    SandboxLimits,
+    SandboxUnsafe,
+    sandbox_overrides_check,
+)
 from .probe import SAFE_LEVEL, Sandbox, SandboxLevel, SandboxReport, probe_sandbox
 from .slots import NoFreeSlot
 
 __all__ = [
+    "LIMIT_OVERRIDE_RANGES",
     "SAFE_LEVEL",
     "NoFreeSlot",
     "Sandbox",
@@ -27,6 +35,7 @@ __all__ = [
     "current_sandbox",
     "sandbox_config",
     "sandbox_limits",
+    "sandbox_overrides_check",
 ]
 
 logger = logging.getLogger(__name__)

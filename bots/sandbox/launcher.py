@@ -13,10 +13,10 @@ its uid.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..runner import BOT_ENVIRONMENT, LaunchSpec
 from .slots import acquire_slot
@@ -56,6 +56,33 @@ class SandboxLimits:
             f"--nofile={self.open_files}",
             "--core=0",
         )
+
+
+#: The values a tournament may give each limit (``SandboxLimits`` fields), bounds included:
+#: wide enough for any honest bot, narrow enough that one match cannot starve the worker.
+LIMIT_OVERRIDE_RANGES: dict[str, tuple[int, int]] = {
+    "memory_bytes": (64 << 20, 4 << 30),
+    "cpu_seconds": (1, 3600),
+    "processes": (4, 256),
+    "file_bytes": (1 << 20, 1 << 30),
+    "open_files": (16, 1024),
+    "tmp_bytes": (1 << 20, 256 << 20),
+}
+
+
+def sandbox_overrides_check(overrides: Mapping[str, Any]) -> None:
+    """``ValueError`` naming the first override that is no limit or out of its range."""
+    for name, value in overrides.items():
+        if name not in LIMIT_OVERRIDE_RANGES:
+            raise ValueError(
+                f"unknown sandbox limit {name!r}; known: {sorted(LIMIT_OVERRIDE_RANGES)}"
+            )
+        low, high = LIMIT_OVERRIDE_RANGES[name]
+        # bool is an int to Python, never a limit.
+        if type(value) is not int or not low <= value <= high:
+            raise ValueError(
+                f"sandbox limit {name} must be an integer from {low} to {high}, got {value!r}"
+            )
 
 
 @dataclass(frozen=True)
