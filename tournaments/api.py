@@ -4,13 +4,17 @@ and serialise. Lists are paginated (``limit``, ``offset``) and filtered by query
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from django.db.models import F, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
-from django.http import Http404, HttpResponseBase, HttpResponseNotModified
+from django.http import Http404, HttpResponse, HttpResponseBase, HttpResponseNotModified
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -251,19 +255,34 @@ class TournamentStandingsApi(generics.ListAPIView):
         etag = f'"standings-{version}"'
         if etag in request.headers.get("If-None-Match", ""):
             response = HttpResponseNotModified()
+        elif isinstance(request.accepted_renderer, JSONRenderer):
+            body = self._cached(request, version, "json", lambda: self._json(request, version))
+            response = HttpResponse(body, content_type=request.accepted_renderer.media_type)
         else:
-            # The page's links hold the full URL, so it is the key (limit, offset, host).
-            page = standings_cache.cached_for_version(
-                tournament_id=pk,
-                version=version,
-                name=f"api:standings:{request.build_absolute_uri()}",
-                compute=lambda: self.list(request).data,
-            )
-            response = Response(page)
+            # The browsable API prints who is signed in and a CSRF token: rendered each time.
+            response = Response(self._page(request, version))
         response["ETag"] = etag
         # Clients may keep the standings but must ask again before using them: they are live.
         response["Cache-Control"] = "no-cache"
         return response
+
+    def _cached(self, request: Request, version: str, form: str, compute: Callable[[], Any]) -> Any:
+        # The page's links hold the full URL, so it is the key (limit, offset, host); the
+        # accepted media type too, as its parameters (``indent``) shape the JSON.
+        return standings_cache.cached_for_version(
+            tournament_id=self.kwargs["pk"],
+            version=version,
+            name=f"api:standings:{form}:{request.accepted_media_type}:{request.build_absolute_uri()}",
+            compute=compute,
+        )
+
+    def _page(self, request: Request, version: str) -> dict:
+        return self._cached(request, version, "data", lambda: self.list(request).data)
+
+    def _json(self, request: Request, version: str) -> bytes:
+        page = self._page(request, version)
+        renderer_context = self.get_renderer_context()
+        return request.accepted_renderer.render(page, request.accepted_media_type, renderer_context)
 
     def get_queryset(self):
         table = selectors.tournament_standings(tournament=_tournament(self.kwargs["pk"]))

@@ -83,3 +83,12 @@ def test_a_cached_standings_request_costs_no_query(api, running, django_assert_n
     api.get(standings_url(running))
     with django_assert_num_queries(0):
         assert api.get(standings_url(running)).status_code == 200
+
+
+def test_indented_json_and_the_browsable_api_are_not_served_the_plain_json(api, running):
+    plain = api.get(standings_url(running), HTTP_ACCEPT="application/json")
+    indented = api.get(standings_url(running), HTTP_ACCEPT="application/json; indent=2")
+    html = api.get(standings_url(running), HTTP_ACCEPT="text/html")
+    assert plain.json() == indented.json()
+    assert b"\n" not in plain.content and indented.content.startswith(b'{\n  "count"')
+    assert html["Content-Type"].startswith("text/html") and b"sonneborn_berger" in html.content
