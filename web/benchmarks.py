@@ -1,9 +1,10 @@
 """Load on a tournament's standings, as served: gunicorn on this machine, wrk as the client.
 
-Measures the tournament page (``web``, rendered once per version of the tournament and
-then served from the cache) and the standings API (``tournaments``), each under ``wrk``
-with 32 connections for a few seconds, against gunicorn with persistent database
-connections on the database the command runs on. Returns numbers and prints nothing.
+Measures the tournament page (``web``) and the standings API (``tournaments``), each
+computed once per version of the tournament (``tournaments.standings_cache``) and then
+served from the cache, under ``wrk`` with 32 connections for a few seconds, against
+gunicorn with persistent database connections on the database the command runs on.
+Returns numbers and prints nothing.
 
 The load needs a tournament worth showing: an 8-bot Snag round robin of the built-in
 strategies, played once by real bots and kept (it is found by name on later runs).
