@@ -44,8 +44,9 @@ class SnagState(State):
     #: Bar cards from the non-dealer's end (index 0) to the dealer's end.
     bar: tuple[str, ...]
     leader: int
-    #: Cards of the current trick as ``(seat, card)`` in the order they were played.
-    trick: tuple[tuple[int, str], ...]
+    #: Cards of the current trick in the order played: the leader's bar card, the
+    #: follower's card, the leader's card.
+    trick: tuple[str, ...]
     trick_winner: int | None
     #: Trick cards not yet taken.
     pool: tuple[str, ...]
@@ -58,11 +59,11 @@ class SnagState(State):
         if phase is BAR:
             return "bar", reachable_bar_cards(self.bar, self.leader, self.dealer)
         if phase is FOLLOW or phase is LEAD:
-            return "play", playable_cards(self.hands[self.to_play], self.trick[0][1][1])
+            return "play", playable_cards(self.hands[self.to_play], self.trick[0][1])
         return "take", self.pool
 
     def card_zones(self) -> dict[str, tuple[str, ...]]:
-        in_trick = self.pool if self.trick_winner is not None else tuple(c for _, c in self.trick)
+        in_trick = self.pool if self.trick_winner is not None else self.trick
         return {
             "hand 0": self.hands[0],
             "hand 1": self.hands[1],
@@ -82,14 +83,14 @@ def reachable_bar_cards(bar: tuple[str, ...], leader: int, dealer: int) -> tuple
     return bar[:2] if leader != dealer else bar[-2:][::-1]
 
 
-def trick_winner(trick: tuple[tuple[int, str], ...]) -> int:
-    """The seat that played the highest rank, the last played among equals."""
-    winner, best = trick[0][0], -1
-    for seat, card in trick:
-        value = RANK_VALUE[card[0]]
-        if value >= best:
-            winner, best = seat, value
-    return winner
+def trick_winner(trick: tuple[str, str, str], leader: int) -> int:
+    """The seat that played the highest rank, the last played among equals.
+
+    The follower's card, played second, wins only if it ties or beats the bar card before
+    it and beats the leader's card after it.
+    """
+    bar, follow, lead = RANK_VALUE[trick[0][0]], RANK_VALUE[trick[1][0]], RANK_VALUE[trick[2][0]]
+    return 1 - leader if follow >= bar and follow > lead else leader
 
 
 class Snag(Game):
@@ -137,33 +138,26 @@ class Snag(Game):
         if phase is BAR:
             card = action["bar"]
             state.bar = remove_card(state.bar, card)
-            state.trick = ((seat, card),)
+            state.trick = (card,)
             state.phase, state.to_play = FOLLOW, 1 - seat
-        elif phase is FOLLOW:
-            self._play(state, seat, action["play"])
-            state.phase, state.to_play = LEAD, 1 - seat
-        elif phase is LEAD:
-            self._play(state, seat, action["play"])
-            self._end_play(state)
-        elif phase is TAKE_FIRST:
-            self._take(state, seat, action["take"])
-            state.phase, state.to_play = TAKE_SECOND, 1 - seat
+        elif phase is FOLLOW or phase is LEAD:
+            card = action["play"]
+            state.hands = with_seat(state.hands, seat, remove_card(state.hands[seat], card))
+            state.trick += (card,)
+            if phase is FOLLOW:
+                state.phase, state.to_play = LEAD, 1 - seat
+            else:
+                winner = state.trick_winner = trick_winner(state.trick, seat)
+                state.pool = state.trick
+                state.phase, state.to_play = TAKE_FIRST, winner
         else:
-            self._take(state, seat, action["take"])
-            self._end_trick(state)
-
-    def _play(self, state: SnagState, seat: int, card: str) -> None:
-        state.hands = with_seat(state.hands, seat, remove_card(state.hands[seat], card))
-        state.trick += ((seat, card),)
-
-    def _end_play(self, state: SnagState) -> None:
-        winner = state.trick_winner = trick_winner(state.trick)
-        state.pool = tuple([card for _, card in state.trick])
-        state.phase, state.to_play = TAKE_FIRST, winner
-
-    def _take(self, state: SnagState, seat: int, card: str) -> None:
-        state.taken = with_seat(state.taken, seat, (*state.taken[seat], card))
-        state.pool = remove_card(state.pool, card)
+            card = action["take"]
+            state.taken = with_seat(state.taken, seat, (*state.taken[seat], card))
+            state.pool = remove_card(state.pool, card)
+            if phase is TAKE_FIRST:
+                state.phase, state.to_play = TAKE_SECOND, 1 - seat
+            else:
+                self._end_trick(state)
 
     def _end_trick(self, state: SnagState) -> None:
         """The winner gets the last card of the trick automatically."""

@@ -16,7 +16,7 @@ def snag_view(state: Any, seat: int) -> dict[str, Any]:
         "opponent_hand_size": len(state.hands[1 - seat]),
         "bar": list(state.bar),
         "leader": state.leader,
-        "trick": [{"seat": s, "card": c} for s, c in state.trick],
+        "trick": _trick_view(state.trick, state.leader),
         "trick_winner": state.trick_winner,
         "untaken": list(state.pool),
         "taken": [list(state.taken[0]), list(state.taken[1])],
@@ -24,3 +24,9 @@ def snag_view(state: Any, seat: int) -> dict[str, Any]:
         "history": list(state.history),
         "last_deal": state.last_deal,
     }
+
+
+def _trick_view(trick: tuple[str, ...], leader: int) -> list[dict[str, Any]]:
+    """The trick's cards with their seats: the leader, the follower, the leader."""
+    seats = (leader, 1 - leader, leader)
+    return [{"seat": seats[index], "card": card} for index, card in enumerate(trick)]
