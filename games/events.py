@@ -92,12 +92,37 @@ def canonical_json(value: Any) -> str:
     return _encode(value)
 
 
+def _payload_json(payload: Any) -> str:
+    """The canonical JSON of an event's payload.
+
+    Most events are decisions with a card or a pile for an action, ``{"seat": 0, "action":
+    {"play": "7H"}, "think_us": 812}``: that shape is spelled out directly (keys in sorted
+    order), which costs a fraction of the encoder's sorting of two dicts. Any other payload
+    goes through the encoder.
+    """
+    if payload.__class__ is dict and len(payload) == 3:
+        seat, action, think_us = payload.get("seat"), payload.get("action"), payload.get("think_us")
+        if (
+            seat.__class__ is int
+            and think_us.__class__ is int
+            and action.__class__ is dict
+            and len(action) == 1
+        ):
+            for kind, value in action.items():
+                if kind.__class__ is str and value.__class__ is str:
+                    return (
+                        f'{{"action":{{{_encode_string(kind)}:{_encode_string(value)}}},'
+                        f'"seat":{seat},"think_us":{think_us}}}'
+                    )
+    return _encode(payload)
+
+
 def event_hash(prev_hash: str, seq: int, type: str, payload: Any) -> str:
     """The hash of an event that follows an event hashed ``prev_hash``."""
     if seq.__class__ is int and type.__class__ is str:
         # Replay's hot path: the canonical JSON of the three-key object, spelled out (keys in
         # sorted order) so that only the payload goes through the encoder.
-        event = f'{{"payload":{_encode(payload)},"seq":{seq},"type":{_encode_string(type)}}}'
+        event = f'{{"payload":{_payload_json(payload)},"seq":{seq},"type":{_encode_string(type)}}}'
     else:
         event = _encode({"seq": seq, "type": type, "payload": payload})
     return hashlib.sha256((prev_hash + event).encode()).hexdigest()

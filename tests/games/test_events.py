@@ -2,6 +2,8 @@ import hashlib
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from games.events import GENESIS_HASH, EventRecord, canonical_json, chain_events, event_hash
 
@@ -94,3 +96,36 @@ def test_every_event_hashes_the_canonical_json_of_seq_type_and_payload(seq, kind
     text = GENESIS_HASH + canonical_json({"seq": seq, "type": kind, "payload": payload})
 
     assert event_hash(GENESIS_HASH, seq, kind, payload) == hashlib.sha256(text.encode()).hexdigest()
+
+
+json_scalars = st.one_of(
+    st.text(),
+    st.integers(),
+    st.booleans(),
+    st.none(),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+decision_like = st.fixed_dictionaries(
+    {
+        "seat": st.one_of(st.integers(), st.booleans(), st.text()),
+        "action": st.dictionaries(st.text(), json_scalars, min_size=0, max_size=2),
+        "think_us": st.one_of(
+            st.integers(), st.booleans(), st.floats(allow_nan=False, allow_infinity=False)
+        ),
+    }
+)
+
+
+@given(payload=decision_like, seq=st.integers(0, 10**6))
+def test_a_decision_shaped_payload_hashes_its_canonical_json_whatever_its_values(payload, seq):
+    # Decisions of the usual shape take a path of their own (see ``_payload_json``).
+    text = GENESIS_HASH + json.dumps(
+        {"seq": seq, "type": "decision", "payload": payload},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+
+    assert event_hash(GENESIS_HASH, seq, "decision", payload) == (
+        hashlib.sha256(text.encode()).hexdigest()
+    )
