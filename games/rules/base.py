@@ -288,6 +288,15 @@ def remove_card(cards: tuple[str, ...], card: str) -> tuple[str, ...]:
     return tuple(remaining)
 
 
+def without_card(
+    pair: tuple[tuple[str, ...], tuple[str, ...]], seat: int, card: str
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``pair`` (each seat's hand, say) with ``card`` taken from ``seat``'s cards, in order."""
+    cards = list(pair[seat])
+    cards.remove(card)
+    return (tuple(cards), pair[1]) if seat == 0 else (pair[0], tuple(cards))
+
+
 def with_seat(pair: tuple[Any, Any], seat: int, value: Any) -> tuple[Any, Any]:
     """``pair`` with the item of ``seat`` replaced by ``value``."""
     return (value, pair[1]) if seat == 0 else (pair[0], value)

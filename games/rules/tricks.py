@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
-from .cards import natural_value
+from .cards import RANK_VALUE
 
 
 def cards_of_suit(hand: Iterable[str], suit: str) -> list[str]:
@@ -18,14 +18,12 @@ def playable_cards(hand: tuple[str, ...], led_suit: str | None) -> Sequence[str]
     return [card for card in hand if card[1] == led_suit] or hand
 
 
-def highest_of_suit_or_trump(
-    led: str, other_card: str, trump: str | None, value: Callable[[str], int] = natural_value
-) -> bool:
+def highest_of_suit_or_trump(led: str, other_card: str, trump: str | None) -> bool:
     """True if ``other_card``, played second, beats ``led`` under trump-and-follow rules.
 
-    A trump beats any non-trump; otherwise only a higher card of the suit led wins.
-    ``value`` maps a card to its strength in its suit (unusual orders pass their own).
+    A trump beats any non-trump; otherwise only a higher card of the suit led wins (aces
+    high; Exposure, whose order differs, has its own ``second_card_wins``).
     """
     if other_card[1] == led[1]:
-        return value(other_card) > value(led)
+        return RANK_VALUE[other_card[0]] > RANK_VALUE[led[0]]
     return other_card[1] == trump

@@ -17,7 +17,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from ..base import Action, Game, Moves, State, add_points, other, remove_card, with_seat
+from ..base import Action, Game, Moves, State, add_points, other, with_seat, without_card
 from ..cards import make_deck
 from ..options import int_option
 from .ranking import second_card_wins
@@ -194,11 +194,10 @@ class Exposure(Game):
         state._scores = add_points(state._scores, seat, points)
 
     def _play(self, state: ExposureState, seat: int, card: str) -> None:
-        hand = state.hands[seat]
-        if card in hand:
-            state.hands = with_seat(state.hands, seat, remove_card(hand, card))
+        if card in state.hands[seat]:
+            state.hands = without_card(state.hands, seat, card)
         else:
-            state.exposed = with_seat(state.exposed, seat, remove_card(state.exposed[seat], card))
+            state.exposed = without_card(state.exposed, seat, card)
         if state.phase is LEAD:
             state.led, state.phase, state.to_play = card, FOLLOW, 1 - seat
             return

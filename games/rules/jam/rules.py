@@ -22,7 +22,7 @@ from __future__ import annotations
 import enum
 from typing import Any, NamedTuple
 
-from ..base import Action, Game, Moves, State, other, with_seat
+from ..base import Action, Game, Moves, State, other, with_seat, without_card
 from ..cards import FULL_DECK, RANK_VALUE, is_red
 from ..options import choice_option
 from .scoring import (
@@ -140,12 +140,6 @@ def deal_from_order(order: tuple[str, ...], non_dealer: int) -> tuple[tuple[str,
     return hands, stocks
 
 
-def without(cards: tuple[str, ...], card: str) -> tuple[str, ...]:
-    """``cards`` less ``card`` (which must be there), keeping the order."""
-    at = cards.index(card)
-    return cards[:at] + cards[at + 1 :]
-
-
 class Jam(Game):
     id = "jam"
     name = "Jam"
@@ -213,9 +207,9 @@ class Jam(Game):
                 self._end_trick(state, seat, card)
 
     def _take_from_hand(self, state: JamState, seat: int, card: str) -> None:
-        state.hands = with_seat(state.hands, seat, without(state.hands[seat], card))
+        state.hands = without_card(state.hands, seat, card)
         if card in state.revealed[seat]:
-            state.revealed = with_seat(state.revealed, seat, without(state.revealed[seat], card))
+            state.revealed = without_card(state.revealed, seat, card)
 
     def _end_trick(self, state: JamState, seat: int, card: str) -> None:
         lead = state.trick[0]

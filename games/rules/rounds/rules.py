@@ -19,7 +19,7 @@ from __future__ import annotations
 import enum
 from typing import Any, NamedTuple
 
-from ..base import Action, Game, Moves, State, other
+from ..base import Action, Game, Moves, State, other, without_card
 from ..cards import FULL_DECK
 from ..decks import cards_in_order
 from ..options import int_option
@@ -199,10 +199,7 @@ class Rounds(Game):
         seat = state.to_play
         card = action["play"]
         state._log(seat, "action", action)
-        hand = state.hands[seat]
-        at = hand.index(card)
-        hand = hand[:at] + hand[at + 1 :]
-        state.hands = (hand, state.hands[1]) if seat == 0 else (state.hands[0], hand)
+        state.hands = without_card(state.hands, seat, card)
         if state.phase is LEAD:
             state.trick = ((seat, card),)
             state.phase = FOLLOW

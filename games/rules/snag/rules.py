@@ -13,7 +13,17 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from ..base import Action, Game, Moves, State, add_points, other, remove_card, with_seat
+from ..base import (
+    Action,
+    Game,
+    Moves,
+    State,
+    add_points,
+    other,
+    remove_card,
+    with_seat,
+    without_card,
+)
 from ..cards import FULL_DECK, RANK_VALUE
 from ..options import int_option
 from ..tricks import playable_cards
@@ -142,7 +152,7 @@ class Snag(Game):
             state.phase, state.to_play = FOLLOW, 1 - seat
         elif phase is FOLLOW or phase is LEAD:
             card = action["play"]
-            state.hands = with_seat(state.hands, seat, remove_card(state.hands[seat], card))
+            state.hands = without_card(state.hands, seat, card)
             state.trick += (card,)
             if phase is FOLLOW:
                 state.phase, state.to_play = LEAD, 1 - seat

@@ -21,7 +21,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from ..base import Action, Game, Moves, State, add_points, other, with_seat
+from ..base import Action, Game, Moves, State, add_points, other, with_seat, without_card
 from ..cards import FULL_DECK
 from ..options import choice_option, int_option
 from ..tricks import highest_of_suit_or_trump
@@ -206,9 +206,7 @@ class Spades(Game):
             state.phase, state.to_play = LEAD, state.leader
 
     def _play(self, state: SpadesState, seat: int, card: str) -> None:
-        hand = state.hands[seat]
-        index = hand.index(card)
-        state.hands = with_seat(state.hands, seat, hand[:index] + hand[index + 1 :])
+        state.hands = without_card(state.hands, seat, card)
         led = state.led
         if led is None:
             state.led, state.phase, state.to_play = card, FOLLOW, 1 - seat
@@ -226,13 +224,14 @@ class Spades(Game):
             self._end_hand(state)
 
     def _end_hand(self, state: SpadesState) -> None:
-        points = tuple(hand_points(state.bids[s], state.tricks_won[s]) for s in (0, 1))
+        bids, tricks_won = state.bids, state.tricks_won
+        points = (hand_points(bids[0], tricks_won[0]), hand_points(bids[1], tricks_won[1]))
         state._scores = (state._scores[0] + points[0], state._scores[1] + points[1])
         state.last_deal = {
             "deal_number": state.deal_number,
-            "bids": list(state.bids),
-            "tricks_won": list(state.tricks_won),
-            "made": [state.tricks_won[s] >= state.bids[s] for s in (0, 1)],
+            "bids": list(bids),
+            "tricks_won": list(tricks_won),
+            "made": [tricks_won[0] >= bids[0], tricks_won[1] >= bids[1]],
             "points": list(points),
         }
         self._check_match(state)
