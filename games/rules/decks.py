@@ -88,6 +88,6 @@ def draw_order(deck: Sequence[str], seed: int, stacked: tuple[Order, ...], k: in
     return seeded_order(deck, seed, k)
 
 
-def cards_in_order(order: Order, part: frozenset[str] | set[str]) -> list[str]:
+def cards_in_order(order: Order, part: frozenset[str] | set[str]) -> Order:
     """The cards of ``part`` in the order they appear in ``order`` (a partial shuffle)."""
-    return [card for card in order if card in part]
+    return tuple(filter(part.__contains__, order))

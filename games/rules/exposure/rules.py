@@ -28,7 +28,6 @@ from .scoring import (
     candidate_groups,
     deal_points,
     group_points,
-    unspent,
 )
 from .view import exposure_view
 
@@ -67,8 +66,6 @@ class ExposureState(State):
     groups: tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]]
     #: Exposure points each seat has claimed this deal (already in the scores).
     bonus_points: tuple[int, int]
-    #: The groups the player now exposing may claim next.
-    candidates: tuple[Group, ...]
     leader: int
     #: The card led to the trick in progress, or ``None`` between tricks.
     led: str | None
@@ -86,7 +83,9 @@ class ExposureState(State):
     def _legal_moves(self) -> Moves:
         phase = self.phase
         if phase is EXPOSE:
-            return "expose", (*self.candidates, NO_MORE_GROUPS)
+            claims = candidate_groups(self.hands[self.to_play], self.contract)
+            claims.append(NO_MORE_GROUPS)
+            return "expose", claims
         seat = self.to_play
         cards = self.hands[seat] + self.exposed[seat]
         if phase is LEAD:
@@ -149,11 +148,7 @@ class Exposure(Game):
         state.tricks_won = (0, 0)
         state.history = ()
         state.leader, state.led = non_dealer, None
-        self._start_exposing(state, non_dealer)
-
-    def _start_exposing(self, state: ExposureState, seat: int) -> None:
-        state.phase, state.to_play = EXPOSE, seat
-        state.candidates = candidate_groups(state.hands[seat], state.contract)
+        state.phase, state.to_play = EXPOSE, non_dealer
 
     def _normalise(self, action: Any) -> Any:
         """A claim's cards in the canonical order of a group, as a tuple."""
@@ -179,16 +174,15 @@ class Exposure(Game):
     def _expose(self, state: ExposureState, seat: int, group: Group) -> None:
         if not group:
             if seat != state.dealer:
-                self._start_exposing(state, state.dealer)
+                state.to_play = state.dealer
             else:
-                state.phase, state.to_play, state.candidates = LEAD, state.leader, ()
+                state.phase, state.to_play = LEAD, state.leader
             return
         hand = state.hands[seat]
         from_hand = tuple([card for card in group if card in hand])
         state.hands = with_seat(state.hands, seat, tuple([c for c in hand if c not in group]))
         state.exposed = with_seat(state.exposed, seat, state.exposed[seat] + from_hand)
         state.groups = with_seat(state.groups, seat, (*state.groups[seat], group))
-        state.candidates = unspent(state.candidates, from_hand)
         points = group_points(group)
         state.bonus_points = add_points(state.bonus_points, seat, points)
         state._scores = add_points(state._scores, seat, points)

@@ -27,12 +27,9 @@ GROUP_ORDER: dict[str, int] = {card: index for index, card in enumerate(_RANK_TH
 Group = tuple[str, ...]
 
 
-def candidate_groups(hand: tuple[str, ...], contract: tuple[str, ...]) -> tuple[Group, ...]:
-    """Every group the holder of ``hand`` could claim now, kinds first, longest first.
-
-    Computed once per claimant and deal; ``unspent`` then drops the groups that reuse a hand
-    card already exposed, which is all that changes between her claims.
-    """
+def candidate_groups(hand: tuple[str, ...], contract: tuple[str, ...]) -> list[Group]:
+    """Every group the holder of ``hand`` (her cards not yet exposed) could claim, kinds
+    first, longest first."""
     by_rank: dict[str, list[str]] = {rank: [] for rank in SEQUENCE_RANKS}
     for card in sorted(hand + contract, key=GROUP_ORDER.__getitem__):
         by_rank[card[0]].append(card)
@@ -51,13 +48,7 @@ def candidate_groups(hand: tuple[str, ...], contract: tuple[str, ...]) -> tuple[
             # Three contract cards cannot fill four ranks: every sequence uses a hand card.
             if all(window):
                 groups += product(*window)
-    return tuple(groups)
-
-
-def unspent(candidates: tuple[Group, ...], spent: tuple[str, ...]) -> tuple[Group, ...]:
-    """The candidates left once the hand cards ``spent`` are exposed: those without them."""
-    spent_cards = frozenset(spent)
-    return tuple([group for group in candidates if spent_cards.isdisjoint(group)])
+    return groups
 
 
 def group_points(group: tuple[str, ...] | list[str]) -> int:

@@ -177,7 +177,7 @@ class Rounds(Game):
         non_dealer = other(state.dealer)
         order = state._draw(self.deck)
         if state.stage > 1:
-            order = tuple(cards_in_order(order, frozenset(state.stock + state.trump_cards)))
+            order = cards_in_order(order, frozenset(state.stock + state.trump_cards))
         state.stage_deck = order
         to_non_dealer, to_dealer, state.trump_cards, state.stock = deal_stage(order, state.stage)
         dealt = (to_non_dealer, to_dealer) if non_dealer == 0 else (to_dealer, to_non_dealer)

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ..cards import RANKS
+
 TRICKS_PER_STAGE = 5
 SWEEP_POINTS = 10
 CARD_POINTS: dict[str, int] = {"A": 4, "K": 3, "Q": 2, "J": 1, "2": 10}
+RANK_POINTS: dict[str, int] = {rank: CARD_POINTS.get(rank, 0) for rank in RANKS}
 
 
 def match_winner(scores: tuple[int, int], target: int) -> int | None:
@@ -24,7 +27,8 @@ def match_winner(scores: tuple[int, int], target: int) -> int | None:
 
 
 def card_points(cards: Iterable[str]) -> int:
-    return sum(CARD_POINTS.get(card[0], 0) for card in cards)
+    ranks = "".join(cards)[::2]  # every card is two characters, rank then suit
+    return sum(map(RANK_POINTS.__getitem__, ranks))
 
 
 def stage_points(tricks: int, captured: Iterable[str]) -> int:
