@@ -70,9 +70,13 @@ def test_standings_change_on_the_open_page_as_the_matches_finish(page, live_serv
 
 @pytest.fixture
 def finished_match():
-    tournament = tournament_started(bot_versions(2), options={"target": 20})
+    # The default target of 50 is out of reach in one deal (short of a ten-card suit), so
+    # the match has the second deal the test jumps to.
+    tournament = tournament_started(bot_versions(2), options={"target": 50})
     play_out(tournament, limit=1)
-    return Match.objects.get(tournament_match__tournament=tournament, status="finished")
+    match = Match.objects.get(tournament_match__tournament=tournament, status="finished")
+    assert match.events.filter(type="shuffle").count() >= 2, "the test needs a second deal"
+    return match
 
 
 def test_stepping_through_a_replay_shows_the_cards_of_the_event_log(
