@@ -129,6 +129,10 @@ class State:
     def _log_entry(self, entry: dict[str, Any]) -> None:
         self._history_tail = (self._history_tail, entry)
 
+    def _amend_last_entry(self, entry: dict[str, Any]) -> None:
+        """Replace the newest history entry (the decision ``apply`` logged) by ``entry``."""
+        self._history_tail = (self._history_tail[0], entry)
+
     def __repr__(self) -> str:
         return (
             f"<{self.__class__.__name__} {self.game_id} seed={self.seed} deal={self.deal_number}"
@@ -194,6 +198,7 @@ class Game:
         # Every field holds an immutable value, so a flat copy of the attributes is a copy.
         new.__dict__ = state.__dict__.copy()
         new._moves = None
+        new._history_tail = (state._history_tail, state.to_play, "action", action)
         self._apply(new, action)
         return new
 
@@ -250,7 +255,10 @@ class Game:
         raise NotImplementedError
 
     def _apply(self, state: State, action: Action) -> None:
-        """Change the fresh copy ``state`` by the already-checked ``action``."""
+        """Change the fresh copy ``state`` by the already-checked ``action``.
+
+        The decision is already in the history as ``{"seat": seat, "action": action}``.
+        """
         raise NotImplementedError
 
     def _view(self, state: State, seat: int) -> dict[str, Any]:

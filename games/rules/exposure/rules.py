@@ -164,12 +164,11 @@ class Exposure(Game):
         seat = state.to_play
         if state.phase is EXPOSE:
             group = action["expose"]
-            state._log(seat, "action", {"expose": [*group]})
+            # The history shows a group as a list, in the RULINGS shape.
+            state._amend_last_entry({"seat": seat, "action": {"expose": [*group]}})
             self._expose(state, seat, group)
         else:
-            card = action["play"]
-            state._log(seat, "action", action)
-            self._play(state, seat, card)
+            self._play(state, seat, action["play"])
 
     def _expose(self, state: ExposureState, seat: int, group: Group) -> None:
         if not group:

@@ -184,7 +184,6 @@ class Jam(Game):
 
     def _apply(self, state: JamState, action: Action) -> None:
         seat = state.to_play
-        state._log(seat, "action", action)
         phase = state.phase
         if phase is DRAW:
             self._draw_card(state, seat, action["draw"])

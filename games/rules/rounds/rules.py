@@ -198,7 +198,6 @@ class Rounds(Game):
     def _apply(self, state: RoundsState, action: Action) -> None:
         seat = state.to_play
         card = action["play"]
-        state._log(seat, "action", action)
         state.hands = without_card(state.hands, seat, card)
         if state.phase is LEAD:
             state.trick = ((seat, card),)

@@ -143,7 +143,6 @@ class Snag(Game):
 
     def _apply(self, state: SnagState, action: Action) -> None:
         seat = state.to_play
-        state._log(seat, "action", action)
         phase = state.phase
         if phase is BAR:
             card = action["bar"]

@@ -166,11 +166,13 @@ class Spades(Game):
     def _apply(self, state: SpadesState, action: Action) -> None:
         seat = state.to_play
         phase = state.phase
-        if phase is LEAD or phase is FOLLOW:
-            state._log(seat, "action", action)
-            self._play(state, seat, action["play"])
+        if phase is FOLLOW:
+            self._follow(state, seat, action["play"])
+        elif phase is LEAD:
+            card = action["play"]
+            state.hands = without_card(state.hands, seat, card)
+            state.led, state.phase, state.to_play = card, FOLLOW, 1 - seat
         elif phase is BID:
-            state._log(seat, "action", action)
             self._bid(state, seat, action["bid"])
         else:
             self._select(state, seat, action["keep"])
@@ -183,12 +185,12 @@ class Spades(Game):
         # The cards in the entry are the drawer's alone; the view strips them for the other seat.
         entry = {"seat": seat, "action": {"keep": keep}, "received": received}
         if keep:
-            state._log_entry(entry)
+            state._amend_last_entry(entry)
             state._log(seat, "auto", {"discard": "unseen"})
             state.unseen_discards = (*state.unseen_discards, next_card)
         else:
             entry["discarded"] = looked_at
-            state._log_entry(entry)
+            state._amend_last_entry(entry)
             state.seen_discards = with_seat(
                 state.seen_discards, seat, (*state.seen_discards[seat], looked_at)
             )
@@ -205,13 +207,9 @@ class Spades(Game):
         else:
             state.phase, state.to_play = LEAD, state.leader
 
-    def _play(self, state: SpadesState, seat: int, card: str) -> None:
+    def _follow(self, state: SpadesState, seat: int, card: str) -> None:
         state.hands = without_card(state.hands, seat, card)
-        led = state.led
-        if led is None:
-            state.led, state.phase, state.to_play = card, FOLLOW, 1 - seat
-            return
-        leader = state.leader
+        led, leader = state.led, state.leader
         winner = seat if highest_of_suit_or_trump(led, card, TRUMP) else leader
         state.tricks += ((leader, led, card, winner),)
         state.tricks_won = add_points(state.tricks_won, winner, 1)
