@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
-from .cards import RANK_VALUE
+from .cards import RANK_VALUE, RANKS, SUITS
+
+#: Every card of each suit, so that the cards of one suit are picked out of a hand in C.
+SUIT_CARDS: dict[str, frozenset[str]] = {
+    suit: frozenset(rank + suit for rank in RANKS) for suit in SUITS
+}
 
 
-def cards_of_suit(hand: Iterable[str], suit: str) -> list[str]:
-    return [card for card in hand if card[1] == suit]
-
-
-def playable_cards(hand: tuple[str, ...], led_suit: str | None) -> Sequence[str]:
+def playable_cards(hand: tuple[str, ...], led_suit: str) -> Sequence[str]:
     """The cards a player may play: the led suit if she holds it, otherwise any card."""
-    if led_suit is None:
-        return hand
-    return [card for card in hand if card[1] == led_suit] or hand
+    return list(filter(SUIT_CARDS[led_suit].__contains__, hand)) or hand
 
 
 def highest_of_suit_or_trump(led: str, other_card: str, trump: str | None) -> bool:

@@ -20,6 +20,7 @@ from typing import Any
 from ..base import Action, Game, Moves, State, add_points, other, with_seat, without_card
 from ..cards import make_deck
 from ..options import int_option
+from ..tricks import playable_cards
 from .ranking import second_card_wins
 from .scoring import (
     CONTRACT_TRICKS,
@@ -90,8 +91,7 @@ class ExposureState(State):
         cards = self.hands[seat] + self.exposed[seat]
         if phase is LEAD:
             return "play", cards
-        suit = self.led[1]
-        return "play", [card for card in cards if card[1] == suit] or cards
+        return "play", playable_cards(cards, self.led[1])
 
     def card_zones(self) -> dict[str, tuple[str, ...]]:
         return {

@@ -23,7 +23,7 @@ from ..base import Action, Game, Moves, State, other, without_card
 from ..cards import FULL_DECK
 from ..decks import cards_in_order
 from ..options import int_option
-from ..tricks import highest_of_suit_or_trump
+from ..tricks import highest_of_suit_or_trump, playable_cards
 from .scoring import TRICKS_PER_STAGE, match_winner, stage_points
 from .view import rounds_view
 
@@ -91,8 +91,7 @@ class RoundsState(State):
     def _legal_moves(self) -> Moves:
         hand = self.hands[self.to_play]
         if self.trick:
-            suit = self.trick[0][1][1]
-            return "play", [card for card in hand if card[1] == suit] or hand
+            return "play", playable_cards(hand, self.trick[0][1][1])
         return "play", hand
 
     def card_zones(self) -> dict[str, tuple[str, ...]]:

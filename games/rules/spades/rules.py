@@ -19,12 +19,13 @@ the higher score wins; equal scores play another hand.
 from __future__ import annotations
 
 import enum
+from itertools import filterfalse
 from typing import Any
 
 from ..base import Action, Game, Moves, State, add_points, other, with_seat, without_card
 from ..cards import FULL_DECK
 from ..options import choice_option, int_option
-from ..tricks import highest_of_suit_or_trump
+from ..tricks import SUIT_CARDS, highest_of_suit_or_trump, playable_cards
 from .view import spades_view
 
 TRICKS_PER_HAND = 13
@@ -78,12 +79,11 @@ class SpadesState(State):
         phase = self.phase
         hand = self.hands[self.to_play]
         if phase is FOLLOW:
-            suit = self.led[1]
-            return "play", [card for card in hand if card[1] == suit] or hand
+            return "play", playable_cards(hand, self.led[1])
         if phase is LEAD:
             if self.spades_broken:
                 return "play", hand
-            return "play", [card for card in hand if card[1] != TRUMP] or hand
+            return "play", list(filterfalse(SUIT_CARDS[TRUMP].__contains__, hand)) or hand
         if phase is BID:
             return "bid", BIDS
         return "keep", KEEP_OR_NOT
