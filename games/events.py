@@ -122,10 +122,13 @@ def event_hash(prev_hash: str, seq: int, type: str, payload: Any) -> str:
     if seq.__class__ is int and type.__class__ is str:
         # Replay's hot path: the canonical JSON of the three-key object, spelled out (keys in
         # sorted order) so that only the payload goes through the encoder.
-        event = f'{{"payload":{_payload_json(payload)},"seq":{seq},"type":{_encode_string(type)}}}'
+        text = (
+            f'{prev_hash}{{"payload":{_payload_json(payload)},'
+            f'"seq":{seq},"type":{_encode_string(type)}}}'
+        )
     else:
-        event = _encode({"seq": seq, "type": type, "payload": payload})
-    return hashlib.sha256((prev_hash + event).encode()).hexdigest()
+        text = prev_hash + _encode({"seq": seq, "type": type, "payload": payload})
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def chain_events(

@@ -64,6 +64,8 @@ def check_stacked_decks(value: object, deck: Sequence[str]) -> tuple[Order, ...]
 
 
 def _check_order(order: object, expected: frozenset[str], index: int) -> Order:
+    if _is_permutation(order, expected):
+        return tuple(order)
     where = f"option 'decks'[{index}]"
     if not isinstance(order, (list, tuple)):
         raise ValueError(f"{where} must be a list of cards, got {order!r}")
@@ -79,6 +81,16 @@ def _check_order(order: object, expected: frozenset[str], index: int) -> Order:
             f"{where} has {len(order)} cards, the deck has {len(expected)}; missing {missing!r}"
         )
     return tuple(order)
+
+
+def _is_permutation(order: object, expected: frozenset[str]) -> bool:
+    """As many items as the deck, and every card of the deck among them."""
+    if not isinstance(order, (list, tuple)) or len(order) != len(expected):
+        return False
+    try:
+        return set(order) == expected
+    except TypeError:  # an unhashable item, which ``_check_order`` names
+        return False
 
 
 def draw_order(deck: Sequence[str], seed: int, stacked: tuple[Order, ...], k: int) -> Order:
