@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from itertools import permutations
 
+import pytest
+
 from games.rules.cards import FULL_DECK, make_deck
-from games.rules.decks import seeded_order
+from games.rules.decks import check_stacked_decks, seeded_order
 
 # Chi-square critical values at p = 0.001: a uniform shuffle fails each test once in a
 # thousand seed ranges, and the ranges below are fixed, so the tests are deterministic.
@@ -46,3 +48,15 @@ def test_every_card_is_equally_likely_on_top_of_a_full_deck():
     position_of = {card: index for index, card in enumerate(FULL_DECK)}
     counts = Counter(position_of[seeded_order(FULL_DECK, seed, 3)[0]] for seed in range(26_000))
     assert chi_square(counts, len(FULL_DECK), 26_000) < CHI2_CRITICAL_51_DOF
+
+
+def test_a_stacked_deck_must_be_a_permutation_of_the_deck():
+    order = list(FULL_DECK)
+    assert check_stacked_decks([order, order[::-1]], FULL_DECK) == (FULL_DECK, FULL_DECK[::-1])
+    repeated = ["AS", *order[1:-1], "AS"]
+    with pytest.raises(ValueError, match="repeats cards"):
+        check_stacked_decks([repeated], FULL_DECK)
+    with pytest.raises(ValueError, match="not in this game's deck"):
+        check_stacked_decks([[["AS"], *order[1:]]], FULL_DECK)
+    with pytest.raises(ValueError, match="has 51 cards"):
+        check_stacked_decks([order[1:]], FULL_DECK)
