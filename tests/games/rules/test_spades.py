@@ -87,7 +87,9 @@ def test_the_starting_bidder_bids_first_then_leads_the_first_trick():
     assert spades.observation(state, 1)["bids"] == [13, 0]
 
 
-@pytest.mark.parametrize("bid", [{"bid": 14}, {"bid": -1}, {"bid": True}, {"bid": "3"}])
+@pytest.mark.parametrize(
+    "bid", [{"bid": 14}, {"bid": -1}, {"bid": True}, {"bid": "3"}, {"bid": 3.0}, {"bid": [3]}]
+)
 def test_bids_outside_0_to_13_are_illegal(bid):
     with pytest.raises(IllegalAction):
         spades.apply(new_hand(HEARTS, DIAMONDS_AND_A_SPADE), bid)
@@ -172,6 +174,13 @@ def test_equal_scores_past_the_limit_play_another_hand():
 
 
 SELECTION_ORDER = stacked_order("AS", "KS", "2C", "AH")
+
+
+@pytest.mark.parametrize("keep", [1, 0, "true", None])
+def test_a_draw_decision_must_be_a_boolean(keep):
+    state = spades.new_match(seed=1, options={"deal": "selection", "decks": [SELECTION_ORDER]})
+    with pytest.raises(IllegalAction):
+        spades.apply(state, {"keep": keep})
 
 
 def test_a_selection_draw_keeps_the_card_seen_and_discards_the_next_unseen():
