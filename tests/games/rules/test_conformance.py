@@ -166,3 +166,20 @@ def test_bad_options_are_rejected_with_a_message_naming_them(game_id, options, n
 def test_bad_seeds_are_rejected(game_id, seed):
     with pytest.raises(ValueError, match="seed"):
         get_game(game_id).new_match(seed=seed)
+
+
+@pytest.mark.parametrize("game_id", GAME_IDS)
+def test_changing_the_legal_actions_a_caller_got_changes_nothing_in_the_state(game_id):
+    game = get_game(game_id)
+    states, _ = random_playout(game_id, seed=3, choice_seed=3, stop_after=60)
+    for state in states[:-1]:
+        before = state.legal_actions()
+        mangled = state.legal_actions()
+        for action in mangled:
+            for value in action.values():
+                if isinstance(value, list):
+                    value.append("AS")
+            action.clear()
+        mangled.clear()
+        assert state.legal_actions() == before
+        game.apply(state, before[0])
