@@ -179,7 +179,8 @@ class Exposure(Game):
             return
         hand = state.hands[seat]
         from_hand = tuple([card for card in group if card in hand])
-        state.hands = with_seat(state.hands, seat, tuple([c for c in hand if c not in group]))
+        kept = tuple([card for card in hand if card not in group])
+        state.hands = with_seat(state.hands, seat, kept)
         state.exposed = with_seat(state.exposed, seat, state.exposed[seat] + from_hand)
         state.groups = with_seat(state.groups, seat, (*state.groups[seat], group))
         points = group_points(group)

@@ -98,7 +98,8 @@ class JamState(State):
         phase = self.phase
         seat = self.to_play
         if phase is DRAW:
-            # Only a pile that holds cards is offered (a replenishing has two cards or more).
+            # Only a pile that holds cards is offered; a replenishing that asks for draws starts
+            # with two cards or more between the piles, so one of them always does.
             if not self.stocks[seat]:
                 return "draw", ("discard",)
             return "draw", ("stock", "discard") if self.discards[seat] else ("stock",)
