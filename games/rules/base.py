@@ -194,7 +194,7 @@ class Game:
         # that normalises it and checks its type.
         if value.__class__ is not str or value not in values:
             action = self._legal_action(state, action, kind, values)
-        new = state.__class__()
+        new = type(state)()
         # Every field holds an immutable value, so a flat copy of the attributes is a copy.
         new.__dict__ = state.__dict__.copy()
         new._moves = None

@@ -12,9 +12,13 @@ SUIT_CARDS: dict[str, frozenset[str]] = {
 }
 
 
+#: ``IN_SUIT[suit](card)``: whether ``card`` is of ``suit``, as a C function for ``filter``.
+IN_SUIT = {suit: cards.__contains__ for suit, cards in SUIT_CARDS.items()}
+
+
 def playable_cards(hand: tuple[str, ...], led_suit: str) -> Sequence[str]:
     """The cards a player may play: the led suit if she holds it, otherwise any card."""
-    return list(filter(SUIT_CARDS[led_suit].__contains__, hand)) or hand
+    return list(filter(IN_SUIT[led_suit], hand)) or hand
 
 
 def highest_of_suit_or_trump(led: str, other_card: str, trump: str | None) -> bool:

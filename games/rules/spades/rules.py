@@ -25,7 +25,7 @@ from typing import Any
 from ..base import Action, Game, Moves, State, add_points, other, with_seat, without_card
 from ..cards import FULL_DECK
 from ..options import choice_option, int_option
-from ..tricks import SUIT_CARDS, highest_of_suit_or_trump, playable_cards
+from ..tricks import IN_SUIT, highest_of_suit_or_trump, playable_cards
 from .view import spades_view
 
 TRICKS_PER_HAND = 13
@@ -83,7 +83,7 @@ class SpadesState(State):
         if phase is LEAD:
             if self.spades_broken:
                 return "play", hand
-            return "play", list(filterfalse(SUIT_CARDS[TRUMP].__contains__, hand)) or hand
+            return "play", list(filterfalse(IN_SUIT[TRUMP], hand)) or hand
         if phase is BID:
             return "bid", BIDS
         return "keep", KEEP_OR_NOT
