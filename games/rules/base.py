@@ -158,6 +158,9 @@ class Game:
         given = dict(_as_mapping(options))
         stacked = check_stacked_decks(given.pop("decks", []), self.deck)
         state = self.state_class()
+        # A plain dict, not the key-sharing one Python would give the instance: Python 3.11
+        # specialises attribute access only on plain dicts, and every later state is a copy.
+        state.__dict__ = {}
         state.game_id = self.id
         state.seed = check_seed(seed)
         state.options = parse_options(self.options, given)
