@@ -119,7 +119,7 @@ def _payload_json(payload: Any) -> str:
 
 def event_hash(prev_hash: str, seq: int, type: str, payload: Any) -> str:
     """The hash of an event that follows an event hashed ``prev_hash``."""
-    if seq.__class__ is int and type.__class__ is str:
+    if seq.__class__ is int and isinstance(type, str):
         # Replay's hot path: the canonical JSON of the three-key object, spelled out (keys in
         # sorted order) so that only the payload goes through the encoder.
         text = (

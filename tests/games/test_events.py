@@ -5,7 +5,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from games.events import GENESIS_HASH, EventRecord, canonical_json, chain_events, event_hash
+from games.events import (
+    GENESIS_HASH,
+    EventRecord,
+    EventType,
+    canonical_json,
+    chain_events,
+    event_hash,
+)
 
 
 def test_canonical_json_sorts_keys_drops_spaces_and_keeps_unicode_as_is():
@@ -128,4 +135,12 @@ def test_a_decision_shaped_payload_hashes_its_canonical_json_whatever_its_values
 
     assert event_hash(GENESIS_HASH, seq, "decision", payload) == (
         hashlib.sha256(text.encode()).hexdigest()
+    )
+
+
+def test_an_event_type_given_as_its_enum_hashes_as_its_string():
+    payload = {"seat": 0, "action": {"play": "7H"}, "think_us": 5}
+
+    assert event_hash(GENESIS_HASH, 4, EventType.DECISION, payload) == event_hash(
+        GENESIS_HASH, 4, "decision", payload
     )
