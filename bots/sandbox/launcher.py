@@ -13,6 +13,7 @@ its uid.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -107,7 +108,10 @@ class SandboxConfig:
 
     @property
     def lock_dir(self) -> Path:
-        return self.state_dir / "slots"
+        # The uids are the machine's, so their locks must be too: with locks per checkout, two
+        # projects (or a test run beside a worker) would hand out one uid and sweep each
+        # other's bots.
+        return Path(tempfile.gettempdir()) / f"baize-sandbox-slots-{self.uid_base}"
 
     @property
     def filter_path(self) -> Path:
