@@ -311,3 +311,8 @@ def without_card(
 def with_seat(pair: tuple[Any, Any], seat: int, value: Any) -> tuple[Any, Any]:
     """``pair`` with the item of ``seat`` replaced by ``value``."""
     return (value, pair[1]) if seat == 0 else (pair[0], value)
+
+
+def entry_view(entry: dict[str, Any]) -> dict[str, Any]:
+    """A history entry as a view shows it: a copy, so a caller cannot change the state's."""
+    return {key: dict(value) if type(value) is dict else value for key, value in entry.items()}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from .cards import RANK_VALUE, RANKS, SUITS
 
@@ -30,3 +31,8 @@ def highest_of_suit_or_trump(led: str, other_card: str, trump: str | None) -> bo
     if other_card[1] == led[1]:
         return RANK_VALUE[other_card[0]] > RANK_VALUE[led[0]]
     return other_card[1] == trump
+
+
+def trick_view(trick: tuple[tuple[int, str], ...]) -> list[dict[str, Any]]:
+    """A trick of ``(seat, card)`` pairs as a view shows it."""
+    return [{"seat": seat, "card": card} for seat, card in trick]

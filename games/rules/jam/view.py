@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..base import entry_view
+from ..tricks import trick_view
+
 
 def jam_view(state: Any, seat: int) -> dict[str, Any]:
     opponent = 1 - seat
@@ -22,8 +25,8 @@ def jam_view(state: Any, seat: int) -> dict[str, Any]:
         "stock_sizes": [len(state.stocks[0]), len(state.stocks[1])],
         "discard_piles": [list(state.discards[0]), list(state.discards[1])],
         "leader": state.leader,
-        "trick": _trick_view(state.trick),
-        "last_trick": _trick_view(state.last_trick),
+        "trick": trick_view(state.trick),
+        "last_trick": trick_view(state.last_trick),
         "last_trick_winner": state.last_trick_winner,
         "tricks_played": state.tricks_played,
         "tricks": list(state.tricks),
@@ -32,17 +35,9 @@ def jam_view(state: Any, seat: int) -> dict[str, Any]:
         "baby_slams": list(state.baby_slams),
         "grand_slams": list(state.grand_slams),
         "draws_left": state.draws_left,
-        "history": [_entry_view(entry) for entry in state.history],
+        "history": [entry_view(entry) for entry in state.history],
         "last_deal": _deal_view(state.last_deal),
     }
-
-
-def _entry_view(entry: dict[str, Any]) -> dict[str, Any]:
-    return {key: dict(value) if type(value) is dict else value for key, value in entry.items()}
-
-
-def _trick_view(trick: tuple[tuple[int, str], ...]) -> list[dict[str, Any]]:
-    return [{"seat": seat, "card": card} for seat, card in trick]
 
 
 def _deal_view(result: Any) -> dict[str, Any] | None:

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..base import entry_view
+from ..tricks import trick_view
+
 
 def rounds_view(state: Any, seat: int) -> dict[str, Any]:
     return {
@@ -21,24 +24,16 @@ def rounds_view(state: Any, seat: int) -> dict[str, Any]:
         "trump_cards": list(state.trump_cards),
         "trump": state.trump,
         "leader": state.leader,
-        "trick": _trick_view(state.trick),
-        "last_trick": _trick_view(state.last_trick),
+        "trick": trick_view(state.trick),
+        "last_trick": trick_view(state.last_trick),
         "last_trick_winner": state.last_trick_winner,
         "tricks_played": state.tricks_played,
         "tricks": list(state.tricks),
         "captured": [list(state.captured[0]), list(state.captured[1])],
         "last_stages": [_stage_view(result) for result in state.stages_done],
-        "history": [_entry_view(entry) for entry in state.history],
+        "history": [entry_view(entry) for entry in state.history],
         "last_game": _game_view(state.last_game),
     }
-
-
-def _entry_view(entry: dict[str, Any]) -> dict[str, Any]:
-    return {key: dict(value) if type(value) is dict else value for key, value in entry.items()}
-
-
-def _trick_view(trick: tuple[tuple[int, str], ...]) -> list[dict[str, Any]]:
-    return [{"seat": seat, "card": card} for seat, card in trick]
 
 
 def _stage_view(result: Any) -> dict[str, Any]:
