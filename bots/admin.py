@@ -1,9 +1,9 @@
 """The admin panel for bots: a bot's name and description may change; its history may not.
 
 Versions are immutable once stored (their code is addressed by its hash and matches name
-the version that played), and seats and stderr are the record of matches already played,
-so those pages are read-only. Bots are created by their owners over the API (or by the
-built-in sync), never here. Every list joins what its rows print: no query per row.
+the version that played), so that page is read-only. Bots are created by their owners
+over the API (or by the built-in sync), never here. Every list joins what its rows print:
+no query per row.
 """
 
 from __future__ import annotations
@@ -13,12 +13,23 @@ from typing import Any
 from django import forms
 from django.contrib import admin
 from django.db.models import Count, QuerySet
-from django.db.models.functions import Length
 from django.http import HttpRequest
 
-from games.admin import ReadOnlyAdmin
+from .models import Bot, BotVersion
 
-from .models import Bot, BotVersion, MatchSeat, SeatStderr
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """An admin page for records that services write and nobody edits by hand."""
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
 
 VERSION_FIELDS = [
     "bot",
@@ -97,36 +108,3 @@ class BotVersionAdmin(ReadOnlyAdmin):
     search_fields = ["bot__name", "=content_hash"]
     fields = VERSION_FIELDS
     date_hierarchy = "created_at"
-
-
-@admin.register(MatchSeat)
-class MatchSeatAdmin(ReadOnlyAdmin):
-    list_display = ["match", "seat", "version", "stderr_chars"]
-    list_filter = ["match__game", "match__status"]
-    list_select_related = ["match", "version__bot"]
-    search_fields = ["=match__id", "version__bot__name"]
-    show_full_result_count = False
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[MatchSeat]:
-        return super().get_queryset(request).annotate(stderr_length=Length("stderr__text"))
-
-    @admin.display(description="stderr (characters)")
-    def stderr_chars(self, seat: MatchSeat) -> int:
-        return seat.stderr_length or 0
-
-
-@admin.register(SeatStderr)
-class SeatStderrAdmin(ReadOnlyAdmin):
-    """A bot's stderr during one match: its author's debugging output, staff only here."""
-
-    list_display = ["seat", "chars", "created_at"]
-    list_select_related = ["seat__version__bot"]
-    search_fields = ["=seat__match__id", "seat__version__bot__name"]
-    fields = ["seat", "text", "created_at"]
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[SeatStderr]:
-        return super().get_queryset(request).annotate(length=Length("text"))
-
-    @admin.display(description="characters")
-    def chars(self, stderr: SeatStderr) -> int:
-        return stderr.length

@@ -28,7 +28,6 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from games.models import Match
 from games.rules import GAMES
 
 from . import selectors
@@ -45,7 +44,6 @@ from .serializers import (
     BotVersionPrivateSerializer,
     BotVersionSerializer,
     SandboxSerializer,
-    SeatStderrSerializer,
     SignUpInputSerializer,
     TokenInputSerializer,
     VersionUploadInputSerializer,
@@ -188,27 +186,6 @@ class BotVersionDetailApi(APIView):
         bot = _bot(pk)
         version = get_object_or_404(BotVersion, bot=bot, number=number)
         return Response(_version_serializer(request, bot)(version).data)
-
-
-class SeatStderrApi(APIView):
-    """What a seat's bot wrote to stderr in a match: for the bot's owner and staff."""
-
-    @extend_schema(responses=SeatStderrSerializer)
-    def get(self, request: Request, pk: int, seat: int) -> Response:
-        match = get_object_or_404(Match, pk=pk)
-        match_seat = get_object_or_404(match.seats.select_related("version__bot"), seat=seat)
-        bot = match_seat.version.bot
-        _require_login(request)
-        if not can_see_private(request.user, bot):
-            raise PermissionDenied("only the bot's owner and staff see its stderr")
-        body = {
-            "match": match.pk,
-            "seat": seat,
-            "bot": str(bot),
-            "version": match_seat.version.number,
-            "stderr": selectors.seat_stderr(seat=match_seat),
-        }
-        return Response(SeatStderrSerializer(body).data)
 
 
 class SandboxApi(APIView):

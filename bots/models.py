@@ -1,4 +1,4 @@
-"""Bots and their immutable versions."""
+"""Bots and their immutable versions; the matches they play live in the ``matches`` app."""
 
 from __future__ import annotations
 
@@ -61,36 +61,3 @@ class BotVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot} v{self.number}"
-
-
-class MatchSeat(models.Model):
-    """Which bot version sits in which seat of a match."""
-
-    match = models.ForeignKey("games.Match", on_delete=models.PROTECT, related_name="seats")
-    seat = models.PositiveSmallIntegerField()
-    version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="seats")
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["match", "seat"], name="match_seat_unique"),
-            models.CheckConstraint(condition=models.Q(seat__in=[0, 1]), name="match_seat_0_or_1"),
-        ]
-        ordering = ["match", "seat"]
-
-    def __str__(self) -> str:
-        return f"match {self.match_id} seat {self.seat}: {self.version}"
-
-
-class SeatStderr(models.Model):
-    """What one seat's bot wrote to stderr during its match, capped by the runner.
-
-    Kept beside the event log, not in it: the log is public and append-only, while stderr
-    is the author's debugging output, for the bot's owner and staff only.
-    """
-
-    seat = models.OneToOneField(MatchSeat, on_delete=models.CASCADE, related_name="stderr")
-    text = models.TextField(blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    def __str__(self) -> str:
-        return f"stderr of {self.seat}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from .models import Bot, BotVersion, MatchSeat, SeatStderr
+from .models import Bot, BotVersion
 
 
 def bot_list(*, game: str | None = None, owner: str | None = None) -> QuerySet[Bot]:
@@ -18,8 +18,3 @@ def bot_list(*, game: str | None = None, owner: str | None = None) -> QuerySet[B
 
 def bot_versions(*, bot: Bot) -> QuerySet[BotVersion]:
     return bot.versions.order_by("number")
-
-
-def seat_stderr(*, seat: MatchSeat) -> str:
-    """What the seat's bot wrote to stderr in its match ("" if nothing was kept)."""
-    return SeatStderr.objects.filter(seat=seat).values_list("text", flat=True).first() or ""

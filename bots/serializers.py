@@ -81,14 +81,6 @@ class BotSerializer(serializers.ModelSerializer):
         return max(numbers, default=None)
 
 
-class SeatStderrSerializer(serializers.Serializer):
-    match = serializers.IntegerField()
-    seat = serializers.IntegerField()
-    bot = serializers.CharField()
-    version = serializers.IntegerField()
-    stderr = serializers.CharField(allow_blank=True)
-
-
 class SandboxSerializer(serializers.Serializer):
     level = serializers.CharField()
     safe = serializers.BooleanField()

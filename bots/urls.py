@@ -13,10 +13,5 @@ urlpatterns = [
         api.BotVersionDetailApi.as_view(),
         name="bot-version-detail",
     ),
-    path(
-        "matches/<int:pk>/seats/<int:seat>/stderr/",
-        api.SeatStderrApi.as_view(),
-        name="seat-stderr",
-    ),
     path("sandbox/", api.SandboxApi.as_view(), name="sandbox"),
 ]

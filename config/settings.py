@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "django_celery_beat",
     "games",
     "bots",
+    "matches",
     "tournaments",
     "web",
 ]
@@ -162,7 +163,7 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
     "TournamentStatusEnum": "tournaments.models.Tournament.Status",
     "TournamentFormatEnum": "tournaments.models.Tournament.Format",
     "PlayStatusEnum": "tournaments.models.Pairing.Status",
-    "MatchStatusEnum": "games.models.Match.Status",
+    "MatchStatusEnum": "matches.models.Match.Status",
     "BotVersionStatusEnum": "bots.models.BotVersion.Status",
 }
 

@@ -5,6 +5,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("games.urls")),
+    path("api/", include("matches.urls")),
     path("api/", include("tournaments.urls")),
     path("api/", include("bots.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -11,13 +11,9 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from django.db import transaction
-
 from .events import EventRecord, EventType, ResultReason, chain_events
-from .models import Match
 from .replay import replay
 from .rules import get_game
-from .services import MatchEventWriter, match_create
 
 # The engine and replay rates are per core: counted in this process's CPU time, they do not
 # drop when other processes share the machine (on a quiet one, CPU and wall time agree).
@@ -84,41 +80,6 @@ def replay_events_per_second(events: Sequence[EventRecord], *, min_seconds: floa
         elapsed = _cpu_seconds() - started
         if elapsed >= min_seconds:
             return rounds * len(events) / elapsed
-
-
-def append_events_per_second(
-    *, events: int = 5000, flush_every: int = 64, seed: int = 1, keep: bool = False
-) -> float:
-    """Events per second appended, through the runner's writer, to a fresh match's log.
-
-    The match is a long random Snag match cut at ``events`` events. Unless ``keep``, it all
-    happens in one transaction rolled back at the end, so the append-only log keeps no
-    benchmark match (then each batch is a savepoint, not a commit).
-    """
-    log = random_match_events(
-        game_id="snag",
-        seed=seed,
-        options={"target": 10_000},
-        rng=random.Random(seed),
-        max_events=events,
-    )
-    if keep:
-        return _timed_append(log, seed, flush_every)
-    with transaction.atomic():
-        rate = _timed_append(log, seed, flush_every)
-        transaction.set_rollback(True)
-    return rate
-
-
-def _timed_append(log: list[tuple[str, Any]], seed: int, flush_every: int) -> float:
-    match = match_create(game_id="snag", seed=seed, options=log[0][1]["options"])
-    # A benchmark match must never be picked up and played.
-    Match.objects.filter(pk=match.pk).update(status=Match.Status.FAILED)
-    started = time.perf_counter()
-    with MatchEventWriter(match, flush_every=flush_every) as writer:
-        for type, payload in log:
-            writer.emit(type, payload)
-    return len(log) / (time.perf_counter() - started)
 
 
 def engine_throughput(game_id: str, *, seconds: float = 1.0, seed: int = 0) -> dict[str, float]:

@@ -41,7 +41,7 @@ def builtin_snag_versions(db):
 @pytest.fixture
 def played_tournament(builtin_snag_versions):
     """A finished Snag round robin of the built-in bots, played in this process."""
-    from games.models import Match
+    from matches.models import Match
     from tournaments.services import round_robin_create
     from tournaments.tasks import tournament_match_play
 

@@ -20,8 +20,8 @@ from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
-from games.models import Match
 from games.rules import GAMES
+from matches.models import Match
 
 from . import rating_services, services
 from .models import (

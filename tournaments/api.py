@@ -21,7 +21,7 @@ from rest_framework.views import APIView
 
 from bots.models import Bot, BotVersion
 from games.rules import GAMES
-from games.serializers import MatchSerializer
+from matches.serializers import MatchSerializer
 
 from . import selectors, services, standings_cache
 from .formats import Format

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.models import Match
+from matches.models import Match
 
 from .models import ManualChange, Tournament
 

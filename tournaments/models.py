@@ -197,7 +197,7 @@ class TournamentMatch(models.Model):
         DuplicateSet, on_delete=models.PROTECT, related_name="matches"
     )
     match = models.OneToOneField(
-        "games.Match", on_delete=models.PROTECT, related_name="tournament_match"
+        "matches.Match", on_delete=models.PROTECT, related_name="tournament_match"
     )
     #: The seat the pairing's first entrant takes: 0 in one match of the set, 1 in the other.
     first_seat = models.PositiveSmallIntegerField()
@@ -348,7 +348,7 @@ class ManualChange(models.Model):
         Tournament, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     match = models.ForeignKey(
-        "games.Match", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+        "matches.Match", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     game = models.CharField(max_length=32, blank=True)
     detail = models.JSONField(default=dict, blank=True)

@@ -26,9 +26,8 @@ from django.db.models import F
 from django.utils import timezone
 
 from bots.models import BotVersion
-from bots.services import match_seats_create
-from games.models import Match
-from games.services import match_create
+from matches.models import Match
+from matches.services import match_create, match_replacement_create, match_seats_create
 
 from . import selectors
 from .brackets import Side, bracket_progress, double_elimination, single_elimination
@@ -335,12 +334,9 @@ def _match_create(
     duplicate_set: DuplicateSet,
     first_seat: int,
     seats: Sequence[BotVersion],
-    seed: int | None = None,
 ) -> int:
     match = match_create(
-        game_id=tournament.game,
-        seed=duplicate_set.seed if seed is None else seed,
-        options=tournament.options,
+        game_id=tournament.game, seed=duplicate_set.seed, options=tournament.options
     )
     match_seats_create(match=match, versions=seats)
     TournamentMatch.objects.create(
@@ -390,7 +386,6 @@ def match_replace(*, link: TournamentMatch, reason: str) -> TournamentMatch | No
     None if another caller replaced it first.
     """
     old = Match.objects.get(id=link.match_id)
-    versions = [seat.version for seat in old.seats.select_related("version").order_by("seat")]
     with transaction.atomic():
         # Conditional update: the tick and an organiser's re-run may replace one match at
         # once; only one fresh match takes its place.
@@ -399,8 +394,12 @@ def match_replace(*, link: TournamentMatch, reason: str) -> TournamentMatch | No
         )
         if replaced != 1:
             return None
-        duplicate_set = DuplicateSet.objects.get(id=link.duplicate_set_id)
-        tournament = Tournament.objects.get(id=link.tournament_id)
-        match_id = _match_create(tournament, duplicate_set, link.first_seat, versions, old.seed)
-        transaction.on_commit(functools.partial(tournament_matches_enqueue, match_ids=[match_id]))
-    return TournamentMatch.objects.get(match_id=match_id)
+        fresh = match_replacement_create(match=old)
+        TournamentMatch.objects.create(
+            tournament_id=link.tournament_id,
+            duplicate_set_id=link.duplicate_set_id,
+            match=fresh,
+            first_seat=link.first_seat,
+        )
+        transaction.on_commit(functools.partial(tournament_matches_enqueue, match_ids=[fresh.pk]))
+    return TournamentMatch.objects.get(match_id=fresh.pk)

@@ -11,7 +11,7 @@ from django.db.models import Count, F, Q, QuerySet
 
 from bots.models import BotVersion
 from games.events import EventType
-from games.models import Match, MatchEvent
+from matches.models import Match, MatchEvent
 
 from .brackets import (
     Bracket,

@@ -19,8 +19,9 @@ from django.utils import timezone
 
 from bots.models import BotVersion
 from bots.sandbox import sandbox_overrides_check
-from games.models import Match
 from games.rules import get_game
+from matches.models import Match
+from matches.services import matches_fail_pending
 
 from .audit import manual_change_record
 from .duplicate import seed_commitment
@@ -294,13 +295,11 @@ def tournament_cancel(*, tournament: Tournament, reason: str, user: Any = None) 
                 tournament_match__tournament=tournament, status=Match.Status.PENDING
             ).values_list("id", flat=True)
         )
-        # Conditional update: a match a worker claims at this moment is played and kept.
-        Match.objects.filter(id__in=pending, status=Match.Status.PENDING).update(
-            status=Match.Status.FAILED, finished_at=now
+        # A match a worker claims at this moment is played and kept.
+        dropped = matches_fail_pending(match_ids=pending)
+        TournamentMatch.objects.filter(match_id__in=dropped).update(
+            failure="the tournament was cancelled before it was played"
         )
-        TournamentMatch.objects.filter(
-            match_id__in=pending, match__status=Match.Status.FAILED
-        ).update(failure="the tournament was cancelled before it was played")
         if user is not None:
             manual_change_record(
                 user=user, action=ManualChange.Action.CANCEL, reason=reason, tournament=tournament

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from django.core.cache import cache
 from django.db.models import Count, Max, Q
 
-from games.models import Match
+from matches.models import Match
 
 from .models import DuplicateSet, Tournament
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from bots.services import match_play
+from matches.play import match_play
 
 from .models import Tournament, TournamentMatch
 from .scheduling import tournament_match_settle

@@ -15,8 +15,8 @@ from django.conf import settings
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from games.models import Match
-from games.services import match_lease_expire
+from matches.models import Match
+from matches.services import match_lease_expire
 
 from . import selectors
 from .models import Tournament, TournamentMatch
@@ -59,7 +59,11 @@ def tournaments_tick(*, now: datetime | None = None) -> TickReport:
 
 
 def matches_expire_leases(*, now: datetime) -> int:
-    """Mark failed the running matches whose worker stopped renewing their lease."""
+    """Settle the running matches whose worker stopped renewing their lease.
+
+    One whose log already ends with its result is finished from it; any other has failed
+    and is replaced by ``matches_replace_failed``.
+    """
     expired = TournamentMatch.objects.filter(
         replaced_at__isnull=True,
         match__status=Match.Status.RUNNING,
@@ -68,10 +72,11 @@ def matches_expire_leases(*, now: datetime) -> int:
     ).values_list("id", "match_id", "match__claimed_by", "match__lease_expires_at")
     count = 0
     for link_id, match_id, worker, lease_end in expired:
-        if match_lease_expire(match_id=match_id, now=now):
+        status = match_lease_expire(match_id=match_id, now=now)
+        if status == Match.Status.FAILED:
             reason = f"its worker {worker} stopped renewing its lease, which ran out at {lease_end}"
             TournamentMatch.objects.filter(id=link_id).update(failure=reason)
-            count += 1
+        count += status is not None
     return count
 
 

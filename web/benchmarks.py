@@ -29,7 +29,7 @@ from django.conf import settings
 from django.db import connection
 
 from bots.models import Bot, BotVersion
-from games.models import Match
+from matches.models import Match
 from tournaments.models import Tournament
 from tournaments.services import (
     tournament_create,

@@ -13,9 +13,9 @@ from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 
-from bots.models import Bot, BotVersion, MatchSeat
-from games.models import Match
+from bots.models import Bot, BotVersion
 from games.rules import GAMES
+from matches.models import Match, MatchSeat
 from tournaments import selectors as tournament_selectors
 from tournaments.duplicate import SetResult
 from tournaments.formats import Format

@@ -11,9 +11,9 @@ from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 
 from bots.models import Bot
-from games.models import Match
 from games.rules import GAMES
-from games.selectors import match_event_records
+from matches.models import Match
+from matches.selectors import match_event_records
 from tournaments import selectors as tournament_selectors
 from tournaments.models import Tournament
 

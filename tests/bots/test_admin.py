@@ -9,14 +9,14 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from bots.models import Bot, BotVersion, MatchSeat, SeatStderr
-from bots.services import match_seats_create
-from games.services import match_create
+from bots.models import Bot, BotVersion
+from matches.models import MatchSeat, SeatStderr
+from matches.services import match_create, match_seats_create
 
 pytestmark = pytest.mark.django_db
 
-ADMIN = "/admin/bots/"
-LISTS = ["bot/", "botversion/", "matchseat/", "seatstderr/"]
+ADMIN = "/admin/"
+LISTS = ["bots/bot/", "bots/botversion/", "matches/matchseat/", "matches/seatstderr/"]
 _numbers = itertools.count(1)
 
 
@@ -55,7 +55,7 @@ def test_every_list_costs_the_same_queries_for_few_or_many_rows(admin_client, pa
 
 def test_a_bots_name_and_description_change_but_not_its_game_or_owner(admin_client):
     version = bots_with_history(1)[0]
-    bot, url = version.bot, f"{ADMIN}bot/{version.bot_id}/change/"
+    bot, url = version.bot, f"{ADMIN}bots/bot/{version.bot_id}/change/"
     page = admin_client.get(url)
     assert page.status_code == 200 and bot.owner.username.encode() in page.content
     posted = {
@@ -80,27 +80,27 @@ def test_a_bot_cannot_take_the_name_of_another_bot_of_its_game(admin_client):
         "versions-TOTAL_FORMS": "0",
         "versions-INITIAL_FORMS": "1",
     }
-    refused = admin_client.post(f"{ADMIN}bot/{first.bot_id}/change/", posted)
+    refused = admin_client.post(f"{ADMIN}bots/bot/{first.bot_id}/change/", posted)
     assert refused.status_code == 200 and b"already has a bot named" in refused.content
     assert Bot.objects.get(pk=first.bot_id).name == first.bot.name
 
 
 def test_bots_are_neither_added_nor_deleted_here(admin_client):
     version = bots_with_history(1)[0]
-    assert admin_client.get(f"{ADMIN}bot/add/").status_code == 403
-    assert admin_client.post(f"{ADMIN}bot/{version.bot_id}/delete/").status_code == 403
+    assert admin_client.get(f"{ADMIN}bots/bot/add/").status_code == 403
+    assert admin_client.post(f"{ADMIN}bots/bot/{version.bot_id}/delete/").status_code == 403
     assert Bot.objects.filter(pk=version.bot_id).exists()
 
 
 def test_a_stored_version_is_shown_and_never_changed(admin_client):
     version = bots_with_history(1)[0]
-    url = f"{ADMIN}botversion/{version.pk}/change/"
+    url = f"{ADMIN}bots/botversion/{version.pk}/change/"
     page = admin_client.get(url)
     assert page.status_code == 200 and version.content_hash.encode() in page.content
     assert b'name="content_hash"' not in page.content, "shown, not a form field"
     assert admin_client.post(url, {"status": "rejected", "size": "1"}).status_code == 403
-    assert admin_client.get(f"{ADMIN}botversion/add/").status_code == 403
-    assert admin_client.post(f"{ADMIN}botversion/{version.pk}/delete/").status_code == 403
+    assert admin_client.get(f"{ADMIN}bots/botversion/add/").status_code == 403
+    assert admin_client.post(f"{ADMIN}bots/botversion/{version.pk}/delete/").status_code == 403
     version.refresh_from_db()
     assert (version.status, version.size) == ("ready", 123)
 
@@ -108,10 +108,10 @@ def test_a_stored_version_is_shown_and_never_changed(admin_client):
 def test_seats_and_their_stderr_are_read_only(admin_client):
     bots_with_history(2)
     stderr = SeatStderr.objects.first()
-    page = admin_client.get(f"{ADMIN}seatstderr/{stderr.pk}/change/")
+    page = admin_client.get(f"{ADMIN}matches/seatstderr/{stderr.pk}/change/")
     assert page.status_code == 200 and b"thinking" in page.content
     seat = MatchSeat.objects.first()
-    for model, pk in (("matchseat", seat.pk), ("seatstderr", stderr.pk)):
+    for model, pk in (("matches/matchseat", seat.pk), ("matches/seatstderr", stderr.pk)):
         assert admin_client.get(f"{ADMIN}{model}/add/").status_code == 403
         assert admin_client.post(f"{ADMIN}{model}/{pk}/change/", {}).status_code == 403
         assert admin_client.post(f"{ADMIN}{model}/{pk}/delete/").status_code == 403
@@ -120,4 +120,4 @@ def test_seats_and_their_stderr_are_read_only(admin_client):
 
 def test_a_non_staff_user_sees_no_bots_admin(client):
     client.force_login(User.objects.create_user("visitor"))
-    assert client.get(f"{ADMIN}bot/").status_code == 302
+    assert client.get(f"{ADMIN}bots/bot/").status_code == 302

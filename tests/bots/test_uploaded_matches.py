@@ -10,12 +10,13 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from bots.code import BotCode, store_code
-from bots.models import Bot, BotVersion, SeatStderr
+from bots.models import Bot, BotVersion
 from bots.runner import BuiltinLauncher
 from bots.sandbox import SandboxLauncher
-from bots.services import builtin_bots_sync, launcher_for, match_play, match_seats_create
-from games.models import Match
-from games.services import match_create
+from bots.services import builtin_bots_sync, launcher_for
+from matches.models import Match, SeatStderr
+from matches.play import match_play
+from matches.services import match_create, match_seats_create
 
 from .conftest import stray_sandbox_processes
 from .uploads import GOOD_BOT

@@ -1,14 +1,10 @@
 import random
 
-import pytest
-
 from games.benchmarks import (
-    append_events_per_second,
     random_match_events,
     random_match_log,
     replay_events_per_second,
 )
-from games.models import Match, MatchEvent
 from games.replay import replay
 
 
@@ -32,11 +28,3 @@ def test_the_replay_rate_is_a_positive_number_of_events_per_second():
     log = random_match_log(game_id="snag", seed=3, options={"target": 15}, rng=random.Random(3))
 
     assert replay_events_per_second(log, min_seconds=0.01) > 0
-
-
-@pytest.mark.django_db
-def test_the_append_rate_leaves_no_match_behind_in_the_append_only_log():
-    assert append_events_per_second(events=150, flush_every=20) > 0
-
-    assert not Match.objects.exists()
-    assert not MatchEvent.objects.exists()

@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from bots.models import Bot, BotVersion
 from config.celery import app
-from games.models import Match
+from matches.models import Match
 from tournaments import services
 from tournaments.models import DuplicateSet, Tournament, TournamentMatch
 from tournaments.scheduling import tournament_advance

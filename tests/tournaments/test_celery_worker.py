@@ -12,8 +12,8 @@ import pytest
 from django.db import connection
 
 from bots.services import builtin_bots_sync
-from games.models import Match
-from games.selectors import match_replay
+from matches.models import Match
+from matches.selectors import match_replay
 from tournaments.models import Tournament
 from tournaments.services import round_robin_create
 from tournaments.tasks import tournament_match_play

@@ -16,13 +16,12 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from bots import referee
-from bots.models import SeatStderr
-from bots.services import match_play
 from games.events import EventType
-from games.models import Match
 from games.rules import get_game
-from games.selectors import match_replay
-from games.services import (
+from matches.models import Match, SeatStderr
+from matches.play import match_play
+from matches.selectors import match_replay
+from matches.services import (
     MatchEventWriter,
     MatchLeaseLost,
     match_event_writer,
@@ -118,7 +117,7 @@ def test_only_the_claiming_worker_renews_a_lease_and_not_once_the_match_was_decl
 def test_the_event_writer_renews_the_lease_as_the_match_goes_on(monkeypatch, settings):
     settings.BAIZE_MATCH_LEASE_SECONDS = 30
     clock = [1000.0]
-    monkeypatch.setattr("games.services.monotonic", lambda: clock[0])
+    monkeypatch.setattr("matches.services.monotonic", lambda: clock[0])
     tournament = start(tournament_with(strategy_bots(2)))
     match = die_mid_match(current_matches(tournament).first(), lease_left=timedelta(seconds=30))
     match.refresh_from_db()
@@ -132,7 +131,7 @@ def test_the_event_writer_renews_the_lease_as_the_match_goes_on(monkeypatch, set
 
 def test_a_writer_whose_match_was_declared_dead_stops_and_appends_nothing_more(monkeypatch):
     clock = [1000.0]
-    monkeypatch.setattr("games.services.monotonic", lambda: clock[0])
+    monkeypatch.setattr("matches.services.monotonic", lambda: clock[0])
     tournament = start(tournament_with(strategy_bots(2)))
     match = die_mid_match(current_matches(tournament).first(), lease_left=timedelta(seconds=-1))
     tournaments_tick()
@@ -216,7 +215,7 @@ def test_the_tick_rates_a_set_settled_by_a_worker_that_died_before_rating_it(mon
 
 def test_a_match_declared_dead_while_it_plays_stops_its_bots_and_returns_nothing(monkeypatch):
     clock = [1000.0]
-    monkeypatch.setattr("games.services.monotonic", lambda: clock[0])
+    monkeypatch.setattr("matches.services.monotonic", lambda: clock[0])
     started = []
 
     class RecordedBotProcess(referee.BotProcess):
@@ -241,7 +240,7 @@ def test_a_match_declared_dead_while_it_plays_stops_its_bots_and_returns_nothing
         return writer
 
     # The match dies at its first decision: the bots have started and are playing.
-    monkeypatch.setattr("bots.services.match_event_writer", dying_writer)
+    monkeypatch.setattr("matches.play.match_event_writer", dying_writer)
     tournament = start(tournament_with(strategy_bots(2)))
     link = current_matches(tournament).first()
     assert match_play(match_id=link.match_id) is None

@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from bots.models import BotVersion
-from games.models import Match
+from matches.models import Match
 from tournaments import services
 from tournaments.duplicate import seed_commitment, set_seed
 from tournaments.models import Entrant, Pairing, Tournament, TournamentMatch

@@ -143,7 +143,7 @@ def test_the_match_task_plays_under_the_tournaments_limits(
         overrides_given.append(sandbox_overrides)
         return ScriptLauncher(script) if version == slow else BuiltinLauncher(version.builtin)
 
-    monkeypatch.setattr("bots.services.launcher_for", launcher_for)
+    monkeypatch.setattr("matches.play.launcher_for", launcher_for)
     tournament = tournament_with(
         [slow, fast],
         decision_timeout=0.05,

@@ -7,7 +7,7 @@ from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
 from games.events import EventType
-from games.models import MatchEvent
+from matches.models import MatchEvent
 from tournaments.duplicate import SetMatch, set_result
 from tournaments.models import ManualChange, Rating, RatingChange, RatingUpdate, TournamentMatch
 from tournaments.rating_services import ratings_recompute, ratings_reset

@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from games.models import Match
-from games.selectors import match_replay
+from matches.models import Match
+from matches.selectors import match_replay
 from tournaments.duplicate import MAX_EXTRA_SETS
 from tournaments.models import DuplicateSet, Pairing, Tournament
 from tournaments.selectors import tournament_bracket, tournament_standings

@@ -15,8 +15,8 @@ from django.db import connection
 from django.utils import timezone
 
 from games.events import EventType
-from games.models import Match
-from games.selectors import match_replay
+from matches.models import Match
+from matches.selectors import match_replay
 from tournaments import services
 from tournaments.models import Tournament, TournamentMatch
 from tournaments.rating_services import ratings_recompute

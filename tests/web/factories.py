@@ -13,9 +13,9 @@ import random
 from django.utils import timezone
 
 from bots.models import Bot, BotVersion
-from games.models import Match
 from games.rules import get_game
-from games.services import match_event_writer
+from matches.models import Match
+from matches.services import match_event_writer
 from tournaments.scheduling import tournament_match_settle
 from tournaments.services import (
     tournament_create,

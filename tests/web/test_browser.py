@@ -8,7 +8,7 @@ import re
 import pytest
 
 from bots.services import builtin_bots_sync
-from games.models import Match
+from matches.models import Match
 from tests.web.browser import PHONE, contrast_failures, overflows_sideways, screenshot
 from tests.web.factories import (
     bot_versions,

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from games.models import Match
+from matches.models import Match
 from tests.web.factories import bot_versions, match_play_here, play_out, tournament_started
 from tournaments.standings_cache import tournament_version_forget
 

@@ -8,7 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from bots.models import BotVersion
-from games.models import Match
+from matches.models import Match
 from tests.web.factories import bot_versions, play_out, tournament_started
 from tournaments.standings_cache import tournament_version_forget
 

@@ -18,6 +18,7 @@ from rich.table import Table
 from bots import benchmarks as bot_bench
 from games import benchmarks as game_bench
 from games.rules import GAMES
+from matches import benchmarks as match_bench
 
 
 class Command(BaseCommand):
@@ -56,7 +57,7 @@ class Command(BaseCommand):
         replay = _median(runs, lambda: game_bench.replay_events_per_second(log))
         rows.append(_row("replay of a stored Snag log", replay, "events/s", 200_000))
         console.log("event appends")
-        appends = _median(runs, lambda: game_bench.append_events_per_second(events=2000))
+        appends = _median(runs, lambda: match_bench.append_events_per_second(events=2000))
         rows.append(_row(f"event appends ({connection.vendor})", appends, "events/s"))
         console.log("bot start-up")
         startup = _median(runs, lambda: bot_bench.bot_startup_ms(runs=11))

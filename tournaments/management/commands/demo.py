@@ -11,9 +11,9 @@ from rich.progress import Progress
 from rich.table import Table
 
 from bots.services import builtin_bots_sync
-from games.models import Match
 from games.rules import GAMES
-from games.selectors import match_decisions, match_replay, match_state_at
+from matches.models import Match
+from matches.selectors import match_decisions, match_replay, match_state_at
 from tournaments.models import Tournament
 from tournaments.scheduling import tournament_matches_enqueue
 from tournaments.selectors import tournament_progress_counts, tournament_standings

@@ -6,8 +6,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from games.models import Match
-from games.selectors import match_replay, matches_to_replay
+from matches.models import Match
+from matches.selectors import match_replay, matches_to_replay
 
 
 class Command(BaseCommand):

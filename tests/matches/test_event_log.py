@@ -2,10 +2,10 @@ import pytest
 from django.db import IntegrityError
 from django.db.models import ProtectedError
 
-from games import services
 from games.events import EventConflict, EventImmutable, EventSequenceGap, chain_events
-from games.models import Match, MatchEvent
-from games.services import (
+from matches import services
+from matches.models import Match, MatchEvent
+from matches.services import (
     MatchEventWriter,
     NewEvent,
     match_create,
@@ -277,9 +277,51 @@ def test_leaving_the_writers_block_flushes_even_on_an_error(match):
     assert stored(match) == [tuple(record) for record in chain_events(PLAYED.events[:4])]
 
 
+def claimed(match):
+    assert services.match_claim(match_id=match.pk, worker="test-worker")
+    return Match.objects.get(pk=match.pk)
+
+
 def test_a_whole_match_written_by_the_writer_is_the_chain_of_its_events(match):
-    with MatchEventWriter(match, flush_every=7) as writer:
+    with MatchEventWriter(claimed(match), flush_every=7) as writer:
         for _, kind, payload in PLAYED.events:
             writer.emit(kind, payload)
 
     assert stored(match) == [tuple(record) for record in chain_events(PLAYED.events)]
+
+
+def test_the_last_event_and_the_result_are_stored_together(match):
+    match = claimed(match)
+    writer = MatchEventWriter(match, flush_every=1000)
+    for _, kind, payload in PLAYED.events[:-1]:
+        writer.emit(kind, payload)
+    match.refresh_from_db()
+    assert match.status == Match.Status.RUNNING
+
+    writer.emit(PLAYED.events[-1][1], PLAYED.events[-1][2])
+
+    match.refresh_from_db()
+    result = PLAYED.events[-1][2]
+    assert (match.status, match.winner, match.scores, match.result_reason) == (
+        Match.Status.FINISHED,
+        result["winner"],
+        result["scores"],
+        result["reason"],
+    )
+    assert stored(match) == [tuple(record) for record in chain_events(PLAYED.events)]
+
+
+def test_a_result_for_a_match_declared_dead_is_not_stored(match):
+    match = claimed(match)
+    writer = MatchEventWriter(match, flush_every=1000)
+    for _, kind, payload in PLAYED.events[:-1]:
+        writer.emit(kind, payload)
+    writer.flush()
+    assert services.match_fail(match_id=match.pk)
+
+    with pytest.raises(services.MatchLeaseLost):
+        writer.emit(PLAYED.events[-1][1], PLAYED.events[-1][2])
+
+    match.refresh_from_db()
+    assert match.status == Match.Status.FAILED
+    assert len(stored(match)) == len(PLAYED.events) - 1

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from games.models import Match
 from games.rules import GAMES
+from matches.models import Match
 
 pytestmark = pytest.mark.django_db
 
@@ -81,7 +81,7 @@ def test_a_bad_step_is_a_400_saying_why(api, match, step):
 
 
 def test_a_match_not_started_has_no_state_yet_and_says_so(api, db):
-    from games.services import match_create
+    from matches.services import match_create
 
     pending = match_create(game_id="snag", seed=1)
     response = api.get(f"/api/matches/{pending.pk}/state/")

@@ -7,9 +7,10 @@ from collections.abc import Iterable, Iterator
 
 from django.db.models import QuerySet
 
-from .events import EventRecord, EventType
-from .models import Match, MatchEvent
-from .replay import FailureKind, Position, ReplayFailure, ReplayResult, replay, state_at
+from games.events import EventRecord, EventType
+from games.replay import FailureKind, Position, ReplayFailure, ReplayResult, replay, state_at
+
+from .models import Match, MatchEvent, MatchSeat, SeatStderr
 
 
 def match_events(*, match: Match) -> QuerySet[MatchEvent]:
@@ -73,3 +74,8 @@ def match_decisions(*, match: Match) -> list[dict]:
         match_events(match=match).filter(type=EventType.DECISION).values_list("payload", flat=True)
     )
     return list(rows)
+
+
+def seat_stderr(*, seat: MatchSeat) -> str:
+    """What the seat's bot wrote to stderr in its match ("" if nothing was kept)."""
+    return SeatStderr.objects.filter(seat=seat).values_list("text", flat=True).first() or ""

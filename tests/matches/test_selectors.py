@@ -1,10 +1,10 @@
 import pytest
 
 from games.events import chain_events
-from games.models import Match
 from games.replay import FailureKind
-from games.selectors import match_event_records, match_events, match_replay, match_state_at
-from games.services import match_create, match_events_append
+from matches.models import Match
+from matches.selectors import match_event_records, match_events, match_replay, match_state_at
+from matches.services import match_create, match_events_append
 from tests.games.snag_logs import SNAG, play_snag
 
 pytestmark = pytest.mark.django_db

@@ -3,7 +3,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from games.services import match_create, match_events_append
+from matches.services import match_create, match_events_append
 from tests.games.snag_logs import SNAG, play_snag
 
 pytestmark = pytest.mark.django_db

@@ -1,9 +1,12 @@
-"""Writes of the games app: creating matches, appending to their event logs, recording results.
+"""The one writer of match rows: create, claim, renew, append, finish, fail, recover.
 
 The event log is append-only and hash-chained (``games.events``). Appends are idempotent:
 an event already stored with the same content is a no-op, with other content an
 ``EventConflict``. Concurrent writers are settled by the unique ``(match, seq)`` constraint,
-not by locks.
+not by locks. A match's status moves only here, each move a conditional update, so that of
+two writers racing (a worker and the tick, two deliveries of a task) exactly one wins.
+The last event of a log and the match's result are committed in one transaction: a
+finished log never sits on a running row.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from .events import (
+from bots.models import BotVersion
+from games.events import (
     GENESIS_HASH,
     EventConflict,
     EventSequenceGap,
@@ -28,8 +32,9 @@ from .events import (
     canonical_json,
     chain_events,
 )
-from .models import Match, MatchEvent
-from .rules import get_game
+from games.rules import get_game
+
+from .models import Match, MatchEvent, MatchSeat, SeatStderr
 
 _EVENT_TYPES = frozenset(EventType)
 
@@ -49,6 +54,93 @@ def match_create(*, game_id: str, seed: int, options: Mapping[str, Any] | None =
     canonical_json(options)
     return Match.objects.create(
         game=game_id, rules_version=game.rules_version, seed=seed, options=options
+    )
+
+
+def match_seats_create(*, match: Match, versions: Sequence[BotVersion]) -> list[MatchSeat]:
+    """Seat ``versions[0]`` in seat 0 and ``versions[1]`` in seat 1 of ``match``."""
+    if len(versions) != 2:
+        raise ValueError(f"a match has two seats, got {len(versions)} bot versions")
+    return MatchSeat.objects.bulk_create(
+        MatchSeat(match=match, seat=seat, version=version) for seat, version in enumerate(versions)
+    )
+
+
+def match_replacement_create(*, match: Match) -> Match:
+    """A fresh pending match in the place of a failed one: same game, seed, options, seats."""
+    versions = [seat.version for seat in match.seats.select_related("version").order_by("seat")]
+    with transaction.atomic():
+        fresh = match_create(game_id=match.game, seed=match.seed, options=match.options)
+        match_seats_create(match=fresh, versions=versions)
+    return fresh
+
+
+def match_claim(*, match_id: int, worker: str) -> bool:
+    """Move a pending match to running under ``worker``'s lease; False if it was not pending."""
+    now = timezone.now()
+    # Conditional update: of two deliveries of one task, exactly one moves it out of pending.
+    claimed = Match.objects.filter(id=match_id, status=Match.Status.PENDING).update(
+        status=Match.Status.RUNNING,
+        claimed_by=worker,
+        started_at=now,
+        lease_expires_at=now + timedelta(seconds=settings.BAIZE_MATCH_LEASE_SECONDS),
+    )
+    return claimed == 1
+
+
+def match_fail(*, match_id: int, statuses: Sequence[str] = (Match.Status.RUNNING,)) -> bool:
+    """Mark a match in one of ``statuses`` failed (its log stays as it is); True if this did."""
+    failed = Match.objects.filter(id=match_id, status__in=list(statuses)).update(
+        status=Match.Status.FAILED, finished_at=timezone.now(), lease_expires_at=None
+    )
+    return failed == 1
+
+
+def matches_fail_pending(*, match_ids: Iterable[int]) -> list[int]:
+    """Mark failed those of ``match_ids`` still pending (a cancelled tournament's); their ids."""
+    now = timezone.now()
+    with transaction.atomic():
+        pending = list(
+            Match.objects.select_for_update()
+            .filter(id__in=list(match_ids), status=Match.Status.PENDING)
+            .values_list("id", flat=True)
+        )
+        Match.objects.filter(id__in=pending).update(status=Match.Status.FAILED, finished_at=now)
+    return pending
+
+
+def match_finish(*, match: Match, events: Iterable[NewEvent], result: Mapping[str, Any]) -> None:
+    """Append the last events of a running match's log and record its result, in one commit.
+
+    ``result`` is the ``match_finished`` payload. ``MatchLeaseLost`` (and nothing stored) if
+    the match is no longer running under the writer's claim.
+    """
+    batch = _checked_batch(events)
+    with transaction.atomic():
+        # Conditional update: a match the tick declared dead meanwhile gets no result.
+        finished = Match.objects.filter(
+            id=match.pk, status=Match.Status.RUNNING, claimed_by=match.claimed_by
+        ).update(**_result_fields(result), finished_at=timezone.now(), lease_expires_at=None)
+        if finished != 1:
+            raise MatchLeaseLost(f"match {match.pk} is no longer running under this writer")
+        if batch:
+            _append(match, batch)
+
+
+def _result_fields(result: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "status": Match.Status.FINISHED,
+        "winner": result["winner"],
+        "scores": list(result["scores"]),
+        "result_reason": str(result["reason"]),
+    }
+
+
+def seat_stderr_store(*, match: Match, stderr: Sequence[str]) -> None:
+    """Keep what each seat's bot wrote to stderr (``stderr[seat]``), for its owner and staff."""
+    seats = match.seats.order_by("seat")
+    SeatStderr.objects.bulk_create(
+        SeatStderr(seat=seat, text=stderr[seat.seat]) for seat in seats if stderr[seat.seat]
     )
 
 
@@ -159,25 +251,42 @@ def match_lease_renew(*, match_id: int, worker: str, seconds: float) -> None:
         raise MatchLeaseLost(f"match {match_id} is no longer claimed by {worker}")
 
 
-def match_lease_expire(*, match_id: int, now: datetime) -> bool:
-    """Mark a running match whose lease ran out before ``now`` failed; True if this call did."""
-    # Conditional update: a runner renewing its lease at this very moment keeps its match.
-    expired = Match.objects.filter(
-        id=match_id, status=Match.Status.RUNNING, lease_expires_at__lt=now
-    ).update(status=Match.Status.FAILED, finished_at=now)
-    return expired == 1
+def match_lease_expire(*, match_id: int, now: datetime) -> str | None:
+    """Settle a running match whose lease ran out before ``now``; its new status, or None.
+
+    A log that already ends with a result (its worker died after logging it, or a log
+    written before results were committed with their event) is settled from that result:
+    finished, never failed and played again. Any other log marks the match failed.
+    """
+    with transaction.atomic():
+        # Row lock: a runner finishing or renewing at this very moment either wins before
+        # us (we then see it finished or renewed) or waits and then finds it failed.
+        match = (
+            Match.objects.select_for_update()
+            .filter(id=match_id, status=Match.Status.RUNNING, lease_expires_at__lt=now)
+            .first()
+        )
+        if match is None:
+            return None
+        last = match.events.order_by("-seq").values_list("type", "payload").first()
+        if last is not None and last[0] == EventType.MATCH_FINISHED:
+            fields = _result_fields(last[1])
+        else:
+            fields = {"status": Match.Status.FAILED}
+        Match.objects.filter(id=match_id).update(**fields, finished_at=now, lease_expires_at=None)
+        return fields["status"]
 
 
-_FLUSHED_AT_ONCE = frozenset({EventType.MATCH_STARTED, EventType.FORFEIT, EventType.MATCH_FINISHED})
+_FLUSHED_AT_ONCE = frozenset({EventType.MATCH_STARTED, EventType.FORFEIT})
 
 
 class MatchEventWriter:
     """Numbers a running match's events and appends them in batches of ``flush_every``.
 
     The runner emits ``(type, payload)``; the writer assigns seqs from ``next_seq``. Events
-    that open or close a match are flushed at once, so the log shows a started or finished
-    match as soon as it is one. Leaving a ``with`` block flushes, also on an error: the
-    events written so far are a true prefix of the match.
+    that open a match or end it by forfeit are flushed at once; ``match_finished`` is stored
+    with the match's result in one commit (``match_finish``). Leaving a ``with`` block
+    flushes, also on an error: the events written so far are a true prefix of the match.
     """
 
     def __init__(
@@ -204,7 +313,10 @@ class MatchEventWriter:
         seq = self.next_seq
         self._pending.append(NewEvent(seq, type, payload))
         self.next_seq += 1
-        if len(self._pending) >= self.flush_every or type in _FLUSHED_AT_ONCE:
+        if type == EventType.MATCH_FINISHED:
+            match_finish(match=self.match, events=self._pending, result=payload)
+            self._pending = []
+        elif len(self._pending) >= self.flush_every or type in _FLUSHED_AT_ONCE:
             self.flush()
         return seq
 

@@ -3,7 +3,7 @@
 import pytest
 from django.db import DatabaseError, connection, transaction
 
-from games.services import match_create, match_events_append
+from matches.services import match_create, match_events_append
 from tests.games.snag_logs import play_snag
 
 pytestmark = [

@@ -7,9 +7,9 @@ import random
 import pytest
 from rest_framework.test import APIClient
 
-from games.models import Match
 from games.replay import Position
 from games.rules import GAMES, get_game
+from matches.models import Match
 
 
 def cards_in(value):
@@ -64,8 +64,8 @@ def test_a_snag_spectator_sees_the_bar_and_the_trick():
 
 @pytest.mark.django_db
 def test_the_state_api_serves_the_public_view_while_the_match_runs(builtin_snag_versions):
-    from bots.services import match_play, match_seats_create
-    from games.services import match_create
+    from matches.play import match_play
+    from matches.services import match_create, match_seats_create
 
     match = match_create(game_id="snag", seed=11, options={"target": 10})
     match_seats_create(match=match, versions=builtin_snag_versions)

@@ -1,8 +1,9 @@
-"""Matches and their append-only event logs.
+"""A match: its row, its append-only event log, its seats and what their bots wrote to stderr.
 
 A match's events are its history: the rows are inserted once and never changed or deleted.
 The model refuses it here, and on PostgreSQL a trigger refuses it in the database too
-(migration 0002). Which bot versions play a match is recorded by the bots app.
+(``games`` migration 0002, which created the table). The tables keep the names they had
+when these models lived in the ``games`` and ``bots`` apps.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
 
-from .events import EventImmutable, EventType
-from .rules.decks import MAX_SEED
+from bots.models import BotVersion
+from games.events import EventImmutable, EventType, ResultReason
+from games.rules.decks import MAX_SEED
 
 
 class Match(models.Model):
@@ -26,10 +28,6 @@ class Match(models.Model):
         FINISHED = "finished"
         FAILED = "failed"
 
-    class ResultReason(models.TextChoices):
-        PLAYED = "played"
-        FORFEIT = "forfeit"
-
     game = models.CharField(max_length=32)
     rules_version = models.CharField(max_length=16)
     #: The options as given, including stacked ``decks``.
@@ -39,7 +37,9 @@ class Match(models.Model):
     winner = models.SmallIntegerField(null=True, blank=True)
     #: Match points ``[seat 0, seat 1]``; null until the match is finished.
     scores = models.JSONField(null=True, blank=True)
-    result_reason = models.CharField(max_length=16, choices=ResultReason.choices, blank=True)
+    result_reason = models.CharField(
+        max_length=16, choices=[(reason.value, reason.value) for reason in ResultReason], blank=True
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -48,6 +48,8 @@ class Match(models.Model):
     lease_expires_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        db_table = "games_match"
+        verbose_name_plural = "matches"
         ordering = ["id"]
         indexes = [models.Index(fields=["status"], name="match_status")]
         constraints = [
@@ -92,6 +94,7 @@ class MatchEvent(models.Model):
     objects = MatchEventQuerySet.as_manager()
 
     class Meta:
+        db_table = "games_matchevent"
         ordering = ["match", "seq"]
         constraints = [
             models.UniqueConstraint(fields=["match", "seq"], name="match_event_unique_seq")
@@ -109,3 +112,41 @@ class MatchEvent(models.Model):
 
     def delete(self, **kwargs: Any) -> tuple[int, dict[str, int]]:
         raise EventImmutable(f"{self} is stored; match events are never deleted")
+
+
+class MatchSeat(models.Model):
+    """Which bot version sits in which seat of a match."""
+
+    match = models.ForeignKey(Match, on_delete=models.PROTECT, related_name="seats")
+    seat = models.PositiveSmallIntegerField()
+    version = models.ForeignKey(BotVersion, on_delete=models.PROTECT, related_name="seats")
+
+    class Meta:
+        db_table = "bots_matchseat"
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seat"], name="match_seat_unique"),
+            models.CheckConstraint(condition=models.Q(seat__in=[0, 1]), name="match_seat_0_or_1"),
+        ]
+        ordering = ["match", "seat"]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} seat {self.seat}: {self.version}"
+
+
+class SeatStderr(models.Model):
+    """What one seat's bot wrote to stderr during its match, capped by the runner.
+
+    Kept beside the event log, not in it: the log is public and append-only, while stderr
+    is the author's debugging output, for the bot's owner and staff only.
+    """
+
+    seat = models.OneToOneField(MatchSeat, on_delete=models.CASCADE, related_name="stderr")
+    text = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "bots_seatstderr"
+        verbose_name_plural = "seat stderr"
+
+    def __str__(self) -> str:
+        return f"stderr of {self.seat}"

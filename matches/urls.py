@@ -1,0 +1,14 @@
+from django.urls import path
+
+from . import api
+
+urlpatterns = [
+    path("matches/<int:pk>/", api.MatchDetailApi.as_view(), name="match-detail"),
+    path("matches/<int:pk>/events/", api.MatchEventListApi.as_view(), name="match-events"),
+    path("matches/<int:pk>/state/", api.MatchStateApi.as_view(), name="match-state"),
+    path(
+        "matches/<int:pk>/seats/<int:seat>/stderr/",
+        api.SeatStderrApi.as_view(),
+        name="seat-stderr",
+    ),
+]
