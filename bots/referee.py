@@ -7,6 +7,11 @@ and emits the events of the match log (``shuffle``, ``decision``, ``forfeit``,
 times out, crashes, answers badly or plays an illegal action forfeits and the other seat
 wins. Both bots are always told the result (if still listening) and then killed.
 
+A forfeit's ``detail`` is public, in the hash-chained log, so it holds only what the runner
+saw: how the bot ended (its exit status), which limit ran out, what was wrong with its reply
+line, the illegal action and the legal ones. What the bot wrote to stderr is its author's
+alone: it is returned in ``MatchResult.stderr`` and never put in an event.
+
 A player is a ``BotLauncher`` (a bot process, see ``bots.runner``) or a ``StrategyPlayer``
 (a strategy called in this process, for tests and benchmarks): the referee sees both
 through the same ``Connection`` interface.
@@ -16,7 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import enum
+import json
 import random
 import traceback
 from collections.abc import Callable, Iterator, Sequence
@@ -24,6 +29,7 @@ from dataclasses import dataclass
 from time import monotonic
 from typing import Any, Protocol
 
+from games.events import ForfeitReason, ResultReason, canonical_json
 from games.rules import Game, IllegalAction, State
 
 from .protocol import (
@@ -48,19 +54,6 @@ from .runner import (
 
 Emit = Callable[[str, dict[str, Any]], None]
 Choose = Callable[[dict[str, Any], random.Random], Any]
-
-
-class ForfeitReason(enum.Enum):
-    TIMEOUT = "timeout"
-    CRASH = "crash"
-    BAD_REPLY = "bad_reply"
-    ILLEGAL_ACTION = "illegal_action"
-    START_FAILED = "start_failed"
-
-
-class FinishReason(enum.Enum):
-    PLAYED = "played"
-    FORFEIT = "forfeit"
 
 
 @dataclass(frozen=True)
@@ -92,7 +85,7 @@ class Forfeit:
 class MatchResult:
     winner: int
     scores: tuple[int, int]
-    reason: FinishReason
+    reason: ResultReason
     decisions: int
     forfeit: Forfeit | None = None
     #: What each seat's bot wrote to stderr during the match, capped (``BotProcess``).
@@ -116,8 +109,6 @@ class Connection(Protocol):
         """Tell the bot the result if it still listens; never raises, never waits."""
 
     def close(self) -> None: ...
-
-    def stderr_tail(self) -> str: ...
 
     def stderr_capture(self) -> str:
         """Everything kept of the bot's stderr for its author; complete once closed."""
@@ -192,7 +183,7 @@ class _Match:
             self._start_bots()
             while self.state.to_play is not None:
                 self._play_one_decision()
-            result = self._finish(self.state.winner, FinishReason.PLAYED)
+            result = self._finish(self.state.winner, ResultReason.PLAYED)
         except _Forfeited as forfeited:
             result = self._forfeit(forfeited.forfeit)
         finally:
@@ -229,8 +220,9 @@ class _Match:
         self._draw_from_bank(seat, seconds)
         try:
             self.state = self.game.apply(self.state, action)
-        except IllegalAction as error:
-            raise _Forfeited(Forfeit(seat, ForfeitReason.ILLEGAL_ACTION, str(error))) from None
+        except IllegalAction:
+            detail = self._illegal_detail(action)
+            raise _Forfeited(Forfeit(seat, ForfeitReason.ILLEGAL_ACTION, detail)) from None
         self.decisions += 1
         self.emit("decision", {"seat": seat, "action": action, "think_us": round(seconds * 1e6)})
         self._emit_new_shuffles()
@@ -253,28 +245,37 @@ class _Match:
             yield
         except (BotError, BadReply) as error:
             reason = ForfeitReason.START_FAILED if starting else _reason_for(error)
-            detail = _detail(error, reason, self.connections[seat])
-            if reason is ForfeitReason.TIMEOUT:
-                detail = f"{detail}\n({self._time_allowed(seat)})"
+            detail = str(error)
+            if isinstance(error, BotTimedOut):
+                detail = f"{detail}: {self._limit_spent(seat, starting=starting)}"
                 if not starting:
                     self.bank[seat] = 0.0  # the timed-out decision used all of it
             raise _Forfeited(Forfeit(seat, reason, detail)) from None
 
-    def _time_allowed(self, seat: int) -> str:
-        return (
-            f"limits: {self.limits.decision_seconds:g} s per decision, "
-            f"{self.bank[seat]:.3f} s left in the time bank of {self.limits.time_bank_seconds:g} s"
-        )
+    def _limit_spent(self, seat: int, *, starting: bool) -> str:
+        """The limit a timed-out bot ran out of, with its numbers (before the bank is zeroed)."""
+        limits = self.limits
+        if starting:
+            return f"the start limit of {limits.start_seconds:g} s ran out"
+        decision = f"the decision limit of {limits.decision_seconds:g} s"
+        bank = f"time bank of {limits.time_bank_seconds:g} s"
+        if self.bank[seat] > 0:
+            return f"{decision} and the {self.bank[seat]:.3f} s left in its {bank} ran out"
+        return f"{decision} ran out, its {bank} already spent"
+
+    def _illegal_detail(self, action: Any) -> str:
+        legal = canonical_json(self.state.legal_actions())
+        return f"{_json_excerpt(action)} is not legal here; the legal actions were {legal}"
 
     def _forfeit(self, forfeit: Forfeit) -> MatchResult:
         self.emit(
             "forfeit",
             {"seat": forfeit.seat, "reason": forfeit.reason.value, "detail": forfeit.detail},
         )
-        return self._finish(1 - forfeit.seat, FinishReason.FORFEIT, forfeit)
+        return self._finish(1 - forfeit.seat, ResultReason.FORFEIT, forfeit)
 
     def _finish(
-        self, winner: int, reason: FinishReason, forfeit: Forfeit | None = None
+        self, winner: int, reason: ResultReason, forfeit: Forfeit | None = None
     ) -> MatchResult:
         scores = self.state.scores
         self.emit("match_finished", {"winner": winner, "scores": scores, "reason": reason.value})
@@ -295,12 +296,13 @@ def _reason_for(error: Exception) -> ForfeitReason:
     return ForfeitReason.BAD_REPLY
 
 
-def _detail(error: Exception, reason: ForfeitReason, connection: Connection) -> str:
-    """The error, and for a bot that went silent or died, what it last wrote to stderr."""
-    if reason is ForfeitReason.BAD_REPLY:
-        return str(error)
-    tail = connection.stderr_tail().rstrip()
-    return f"{error}; its stderr ends with:\n{tail}" if tail else f"{error}; its stderr is empty"
+def _json_excerpt(value: Any, limit: int = 200) -> str:
+    """``value`` (parsed from a bot's reply) as JSON, cut to ``limit`` characters.
+
+    ASCII escapes: a reply may hold NaN or a lone surrogate, which canonical JSON refuses.
+    """
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 class ProcessConnection:
@@ -330,9 +332,6 @@ class ProcessConnection:
         if self._process is not None:
             self._process.close()
 
-    def stderr_tail(self) -> str:
-        return "" if self._process is None else self._process.stderr_tail()
-
     def stderr_capture(self) -> str:
         return "" if self._process is None else self._process.stderr_capture()
 
@@ -357,7 +356,8 @@ class StrategyConnection:
             action = self._choose(message["observation"], self._rng)
         except Exception as error:
             self._error = traceback.format_exc(limit=-3)
-            raise BotExited(f"the strategy raised {error!r}") from None
+            # The exception's text is the strategy's own words: only its type is public.
+            raise BotExited(f"the strategy raised {type(error).__name__}") from None
         seconds = monotonic() - started
         if seconds > timeout:
             raise BotTimedOut(f"the strategy took {seconds:.3f} s")
@@ -368,9 +368,6 @@ class StrategyConnection:
 
     def close(self) -> None:
         pass
-
-    def stderr_tail(self) -> str:
-        return self._error
 
     def stderr_capture(self) -> str:
         return self._error

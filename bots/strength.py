@@ -10,10 +10,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from games.events import ResultReason
 from games.rules import get_game
 
 from .builtin.strategies import load
-from .referee import FinishReason, Limits, StrategyPlayer, referee_match
+from .referee import Limits, StrategyPlayer, referee_match
 
 NO_HURRY = Limits(decision_seconds=60)
 
@@ -55,7 +56,7 @@ def head_to_head(
                 game, game.new_match(seed), players, limits=NO_HURRY, emit=_ignore
             )
             wins += result.winner == seat
-            forfeits += result.reason is FinishReason.FORFEIT
+            forfeits += result.reason is ResultReason.FORFEIT
     return HeadToHead(game_id, strategy, opponent, 2 * sets, wins, forfeits)
 
 

@@ -9,8 +9,9 @@ import pytest
 
 from bots.builtin.strategies import load
 from bots.protocol import decide_message, decode_reply, encode, end_message, start_message
-from bots.referee import FinishReason, Limits, StrategyPlayer, referee_match
+from bots.referee import Limits, StrategyPlayer, referee_match
 from bots.runner import BotExited, BotProcess, BuiltinLauncher, LaunchSpec
+from games.events import ResultReason
 from games.rules import GAMES, get_game
 
 SNAG = get_game("snag")
@@ -28,13 +29,13 @@ def play_in_process(game_id: str, seats: list[str], seed: int, options: dict | N
 def test_the_random_strategy_plays_whole_matches_of_every_game(game_id):
     for seed in range(3):
         result = play_in_process(game_id, ["random", "random"], seed)
-        assert result.reason is FinishReason.PLAYED, result.forfeit
+        assert result.reason is ResultReason.PLAYED, result.forfeit
 
 
 def test_the_snag_heuristic_only_ever_plays_legal_actions():
     for seed in range(20):
         result = play_in_process("snag", ["snag_heuristic", "random"], seed)
-        assert result.reason is FinishReason.PLAYED, result.forfeit
+        assert result.reason is ResultReason.PLAYED, result.forfeit
 
 
 def test_the_snag_heuristic_beats_random_in_most_seat_swapped_matches():

@@ -9,15 +9,9 @@ from typing import Any
 import pytest
 
 from bots.builtin.strategies import load
-from bots.referee import (
-    FinishReason,
-    ForfeitReason,
-    Limits,
-    MatchResult,
-    StrategyPlayer,
-    referee_match,
-)
+from bots.referee import Limits, MatchResult, StrategyPlayer, referee_match
 from bots.runner import BuiltinLauncher, ScriptLauncher
+from games.events import ForfeitReason, ResultReason, canonical_json, chain_events
 from games.rules import get_game
 from tests.bots.exchange import record_exchange
 from tests.bots.test_runner import is_gone, wait_for_pids
@@ -71,7 +65,7 @@ def test_a_match_between_two_builtin_bot_processes_replays_from_its_events():
     assert final.winner == result.winner
     assert final.scores == list(result.scores)
     assert max(result.scores) >= 20
-    assert result.reason is FinishReason.PLAYED
+    assert result.reason is ResultReason.PLAYED
     assert result.decisions == sum(1 for kind, _ in events if kind == "decision")
     assert events[-1] == (
         "match_finished",
@@ -102,23 +96,58 @@ def test_decisions_carry_the_think_time_in_microseconds():
     assert think and all(type(us) is int and 0 < us < QUICK.decision_seconds * 1e6 for us in think)
 
 
-def test_a_bot_that_sleeps_past_the_limit_forfeits_on_time():
+def test_a_bot_that_sleeps_past_the_limit_forfeits_on_time_and_the_detail_names_the_limit():
     result, events = play([hostile("slow"), BuiltinLauncher("random")])
     assert forfeit_of(events)["reason"] == "timeout"
+    assert forfeit_of(events)["detail"] == (
+        "the bot did not reply before the deadline: "
+        "the decision limit of 0.5 s ran out, its time bank of 0 s already spent"
+    )
     assert forfeit_of(events)["seat"] == 0
-    assert result == MatchResult(1, (0, 0), FinishReason.FORFEIT, 0, result.forfeit)
+    assert result == MatchResult(1, (0, 0), ResultReason.FORFEIT, 0, result.forfeit)
     assert result.forfeit.reason is ForfeitReason.TIMEOUT
     assert events[-1] == ("match_finished", {"winner": 1, "scores": [0, 0], "reason": "forfeit"})
 
 
-def test_a_bot_that_exits_mid_match_forfeits_for_a_crash_with_its_stderr():
+def test_a_timeout_that_empties_the_time_bank_says_how_much_was_left_in_it():
+    limits = Limits(decision_seconds=0.2, start_seconds=5, time_bank_seconds=0.3)
+    _, events = play([hostile("slow"), BuiltinLauncher("random")], limits=limits)
+    assert forfeit_of(events)["detail"].endswith(
+        ": the decision limit of 0.2 s and the 0.300 s left in its time bank of 0.3 s ran out"
+    )
+
+
+def test_a_bot_that_exits_mid_match_forfeits_for_a_crash_with_its_exit_status():
     result, events = play([BuiltinLauncher("random"), hostile("crash")])
     forfeit = forfeit_of(events)
     assert forfeit["seat"] == 1
     assert forfeit["reason"] == "crash"
-    assert "exit status 3" in forfeit["detail"]
-    assert "deliberate crash in decision 2" in forfeit["detail"]
+    assert forfeit["detail"] == "the bot closed its output (exit status 3)"
+    assert "deliberate crash in decision 2" in result.stderr[1]
     assert result.winner == 0
+
+
+def test_a_crashing_bots_stderr_is_in_no_event_and_only_in_its_own_stderr(tmp_path):
+    marker = "MY-SECRET-STRATEGY-7f3a"
+    (tmp_path / "bot.py").write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    message = json.loads(line)\n"
+        "    if message['type'] == 'start':\n"
+        "        print(json.dumps({'type': 'ready'}), flush=True)\n"
+        "    elif message['type'] == 'decide':\n"
+        f"        print({marker!r}, file=sys.stderr, flush=True)\n"
+        "        raise SystemExit(1)\n"
+    )
+    result, events = play([ScriptLauncher(tmp_path / "bot.py"), BuiltinLauncher("random")])
+    assert forfeit_of(events) == {
+        "seat": 0,
+        "reason": "crash",
+        "detail": "the bot closed its output (exit status 1)",
+    }
+    assert all(marker not in canonical_json(payload) for _, payload in events)
+    assert marker in result.stderr[0]
+    assert marker not in result.stderr[1]
 
 
 def test_a_bot_that_prints_garbage_forfeits_for_a_bad_reply():
@@ -143,51 +172,71 @@ def test_a_bot_that_plays_an_illegal_action_forfeits_and_the_detail_names_it():
     _, events = play([hostile("illegal"), BuiltinLauncher("random")])
     forfeit = forfeit_of(events)
     assert forfeit["reason"] == "illegal_action"
-    assert "'1X'" in forfeit["detail"]
+    legal = canonical_json(SNAG.new_match(3, {"target": 20}).legal_actions())
+    assert forfeit["detail"] == (
+        f'{{"play":"1X"}} is not legal here; the legal actions were {legal}'
+    )
     assert [kind for kind, _ in events] == ["shuffle", "forfeit", "match_finished"]
+
+
+@pytest.mark.parametrize("card", [float("nan"), "\ud800", "7H" * 500])
+def test_an_illegal_action_that_json_cannot_carry_as_is_still_makes_a_hashable_detail(card):
+    def odd(observation: dict, rng: Any) -> dict:
+        return {"play": card}
+
+    _, events = play([StrategyPlayer(odd), StrategyPlayer(load("random"))])
+    detail = forfeit_of(events)["detail"]
+    assert "is not legal here" in detail and len(detail) < 1000
+    assert chain_events((seq, kind, payload) for seq, (kind, payload) in enumerate(events))
 
 
 def test_a_bot_that_never_answers_start_fails_to_start():
     result, events = play([BuiltinLauncher("random"), hostile("silent")], limits=Limits(0.5, 0.5))
     assert forfeit_of(events)["seat"] == 1
     assert forfeit_of(events)["reason"] == "start_failed"
+    assert forfeit_of(events)["detail"].endswith(": the start limit of 0.5 s ran out")
     assert result.winner == 0
     assert result.decisions == 0
 
 
-def test_a_bot_file_that_does_not_exist_fails_to_start_with_pythons_complaint(tmp_path):
-    _, events = play([ScriptLauncher(tmp_path / "missing.py"), BuiltinLauncher("random")])
+def test_a_bot_file_that_does_not_exist_fails_to_start_with_pythons_complaint_in_its_stderr(
+    tmp_path,
+):
+    result, events = play([ScriptLauncher(tmp_path / "missing.py"), BuiltinLauncher("random")])
     forfeit = forfeit_of(events)
     assert forfeit["reason"] == "start_failed"
-    assert "can't open file" in forfeit["detail"]
+    assert forfeit["detail"] == "the bot closed its output (exit status 2)"
+    assert "can't open file" in result.stderr[0]
 
 
 def test_the_forfeit_scores_are_the_match_points_at_that_moment():
     crash_late = StrategyPlayer(_crash_in_deal(3))
     result, events = play([crash_late, StrategyPlayer(load("random"), 4)], options={"target": 500})
     final = replay(3, {"target": 500}, events)
-    assert result.reason is FinishReason.FORFEIT
+    assert result.reason is ResultReason.FORFEIT
     assert list(result.scores) == final.scores
     assert final.deal_number == 3
     assert sum(final.scores) > 0
     assert events[-1][1]["scores"] == final.scores
 
 
-def test_an_in_process_strategy_that_raises_forfeits_for_a_crash_with_its_traceback():
+def test_an_in_process_strategy_that_raises_forfeits_for_a_crash_its_traceback_kept_private():
     def broken(observation: dict, rng: Any) -> dict:
         raise KeyError("nowhere")
 
-    _, events = play([StrategyPlayer(load("random")), StrategyPlayer(broken)])
+    result, events = play([StrategyPlayer(load("random")), StrategyPlayer(broken)])
     forfeit = forfeit_of(events)
     assert forfeit["reason"] == "crash"
-    assert "KeyError" in forfeit["detail"]
+    assert forfeit["detail"] == "the strategy raised KeyError"
+    assert "KeyError: 'nowhere'" in result.stderr[1]
+    assert all("nowhere" not in canonical_json(payload) for _, payload in events)
 
 
 def test_a_bot_that_ignores_sigterm_and_leaves_children_leaves_nothing_running(tmp_path):
     pidfile = tmp_path / "pids"
     result, _ = play([hostile("stubborn", str(pidfile)), BuiltinLauncher("random")])
     pids = wait_for_pids(pidfile)
-    assert result.reason is FinishReason.PLAYED
+    assert result.reason is ResultReason.PLAYED
     assert [pid for pid in pids if not is_gone(pid)] == []
 
 
@@ -220,7 +269,7 @@ def test_the_minimal_bot_of_the_protocol_document_plays_a_whole_match(tmp_path):
     minimal = re.search(r"```python\n(import json\n.*?)```", DOC.read_text(), re.DOTALL)
     (tmp_path / "bot.py").write_text(minimal.group(1))
     result, _ = play([ScriptLauncher(tmp_path / "bot.py"), BuiltinLauncher("random")])
-    assert result.reason is FinishReason.PLAYED
+    assert result.reason is ResultReason.PLAYED
 
 
 def test_time_limits_must_be_positive():

@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from bots.referee import ForfeitReason, Limits, MatchResult, referee_match
+from bots.referee import Limits, MatchResult, referee_match
 from bots.runner import BUILTIN_DIR, BotProcess
 from bots.sandbox import SandboxLevel, SandboxUnsafe, sandbox_config
 from bots.sandbox.launcher import BOT_MOUNT
 from bots.sandbox.probe import Sandbox, SandboxReport
 from bots.sandbox.slots import NoFreeSlot, acquire_slot
+from games.events import ForfeitReason
 from games.rules import get_game
 
 from .conftest import stray_sandbox_processes
@@ -44,8 +45,10 @@ def assert_forfeit(result: MatchResult, reason: ForfeitReason, *needles: str) ->
     assert result.forfeit is not None, f"no forfeit; stderr: {result.stderr[0]!r}"
     assert (result.forfeit.seat, result.forfeit.reason) == (0, reason), result.forfeit
     assert "LEAKED" not in result.forfeit.detail
+    # What the runner saw is in the public detail, what the bot wrote in its private stderr.
     for needle in needles:
-        assert needle in result.forfeit.detail, result.forfeit.detail
+        said = f"{result.forfeit.detail}\n{result.stderr[0]}"
+        assert needle in said, said
     assert stray_sandbox_processes() == []
 
 
