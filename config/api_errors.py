@@ -16,7 +16,7 @@ from games.errors import DomainError
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, DomainError):
-        detail = {exc.field: [exc.message]} if exc.field else exc.message
+        detail = {exc.field: exc.message} if exc.field else exc.message
         return Response({"error": exc.code, "detail": detail}, status=exc.status)
     if isinstance(exc, (Http404, ObjectDoesNotExist)):
         exc = exceptions.NotFound(str(exc) or None)

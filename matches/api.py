@@ -1,97 +1,89 @@
-"""Read API of matches: a match, its event log, its replayed state."""
+"""The match API: a match, its event log, its replayed state, a seat's stderr.
+
+Every response goes through ``matches.visibility``: ``?view=public`` (the default),
+``seat0``/``seat1`` or ``full``, each shown only to whom it may be.
+"""
 
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import generics
 from rest_framework.exceptions import NotAuthenticated, PermissionDenied, ValidationError
+from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from bots.permissions import can_see_private
-from games.replay import ReplayError
 
 from . import selectors
 from .models import Match
 from .serializers import (
+    MatchAccessSerializer,
     MatchEventSerializer,
-    MatchSerializer,
     ReplayStepSerializer,
     SeatStderrSerializer,
 )
+from .visibility import MatchAccess, View, match_access
+
+VIEW_PARAMETER = OpenApiParameter(
+    "view",
+    str,
+    enum=[view.value for view in View],
+    description="public (anyone; the default), seat0/seat1 (that seat's bot's owner and staff),"
+    " full (anyone once no match dealt these cards is in play; staff at any time).",
+)
 
 
-class MatchDetailApi(generics.RetrieveAPIView):
-    serializer_class = MatchSerializer
-    queryset = Match.objects.prefetch_related("seats__version__bot")
+def _access(request: Request, pk: int) -> MatchAccess:
+    match = get_object_or_404(Match.objects.prefetch_related("seats__version__bot"), pk=pk)
+    return match_access(match=match, user=request.user, view=request.query_params.get("view"))
 
 
-class MatchEventListApi(generics.ListAPIView):
-    """The match's event log in order, paginated (``limit``, ``offset``)."""
+class MatchDetailApi(APIView):
+    @extend_schema(parameters=[VIEW_PARAMETER], responses=MatchAccessSerializer)
+    def get(self, request: Request, pk: int) -> Response:
+        access = _access(request, pk)
+        match = access.match
+        match.view, match.views = access.view.value, [view.value for view in access.allowed]
+        context = {"deals_in_play": {(match.game, match.seed)} if access.deal_in_play else set()}
+        return Response(MatchAccessSerializer(match, context=context).data)
 
-    serializer_class = MatchEventSerializer
 
-    def get_queryset(self):
-        self.match = get_object_or_404(Match, pk=self.kwargs["pk"])
-        return selectors.match_events(match=self.match)
+class MatchEventListApi(APIView):
+    """The match's event log in order, as the view shows it, paginated (``limit``, ``offset``)."""
 
-    def get_serializer_context(self) -> dict:
-        # A shuffle's order holds every hidden card: shown only once the match is over.
-        still_playing = self.match.status in (Match.Status.PENDING, Match.Status.RUNNING)
-        return {**super().get_serializer_context(), "hide_card_orders": still_playing}
+    pagination_class = LimitOffsetPagination
+
+    @extend_schema(parameters=[VIEW_PARAMETER], responses=MatchEventSerializer(many=True))
+    def get(self, request: Request, pk: int) -> Response:
+        events = selectors.match_events_visible(access=_access(request, pk))
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(events, request, view=self)
+        return paginator.get_paginated_response(MatchEventSerializer(page, many=True).data)
 
 
 class MatchStateApi(APIView):
     """The match replayed from its log up to a step (the number of decisions applied)."""
 
     @extend_schema(
-        parameters=[OpenApiParameter("step", int, description="Decisions applied; default 0.")],
+        parameters=[
+            OpenApiParameter("step", int, description="Decisions applied; default 0."),
+            VIEW_PARAMETER,
+        ],
         responses=ReplayStepSerializer,
     )
     def get(self, request: Request, pk: int) -> Response:
-        match = get_object_or_404(Match, pk=pk)
-        step = _step_parameter(request)
-        decisions = selectors.match_decisions(match=match)
-        if step > len(decisions):
-            raise ValidationError(
-                {"step": f"the log holds {len(decisions)} decisions; step {step} is past its end"}
-            )
-        try:
-            position = selectors.match_state_at(match=match, step=step)
-        except ReplayError as error:
-            raise ValidationError({"log": f"the stored log does not replay: {error}"}) from None
-        except ValueError:
-            # Only an empty log gets here: a pending match has no position yet, not even step 0.
-            raise ValidationError({"log": "the match has not started: its log is empty"}) from None
-        state = position.state
-        finished = match.status == Match.Status.FINISHED
-        body = {
-            "step": step,
-            "steps": len(decisions),
-            "to_play": state.to_play,
-            "scores": state.scores,
-            "winner": state.winner,
-            "last_decision": decisions[step - 1] if step else None,
-            "public": position.public,
-            # Hidden cards stay hidden while the match runs; afterwards every hand is shown.
-            "observations": {str(seat): obs for seat, obs in enumerate(position.observations)}
-            if finished
-            else None,
-        }
+        access = _access(request, pk)
+        body = selectors.match_step_visible(access=access, step=_step_parameter(request))
         return Response(ReplayStepSerializer(body).data)
 
 
 def _step_parameter(request: Request) -> int:
     raw = request.query_params.get("step", "0")
-    try:
-        step = int(raw)
-    except ValueError:
-        raise ValidationError({"step": f"must be a non-negative integer, got {raw!r}"}) from None
-    if step < 0:
-        raise ValidationError({"step": f"must be a non-negative integer, got {raw!r}"})
-    return step
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 9):
+        raise ValidationError({"step": f"must be a non-negative integer, got {raw[:20]!r}"})
+    return int(raw)
 
 
 class SeatStderrApi(APIView):

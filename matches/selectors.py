@@ -1,16 +1,28 @@
-"""Reads of the games app: matches, their event logs, and replays of those logs."""
+"""Reads of matches: their event logs, replays of those logs, and each viewer's view of them."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from django.db.models import QuerySet
 
+from games.errors import DomainError, NotAllowed
 from games.events import EventRecord, EventType
-from games.replay import FailureKind, Position, ReplayFailure, ReplayResult, replay, state_at
+from games.replay import (
+    FailureKind,
+    Position,
+    ReplayError,
+    ReplayFailure,
+    ReplayResult,
+    replay,
+    state_at,
+)
 
 from .models import Match, MatchEvent, MatchSeat, SeatStderr
+from .redaction import visible_events, visible_position
+from .visibility import MatchAccess
 
 
 def match_events(*, match: Match) -> QuerySet[MatchEvent]:
@@ -79,3 +91,50 @@ def match_decisions(*, match: Match) -> list[dict]:
 def seat_stderr(*, seat: MatchSeat) -> str:
     """What the seat's bot wrote to stderr in its match ("" if nothing was kept)."""
     return SeatStderr.objects.filter(seat=seat).values_list("text", flat=True).first() or ""
+
+
+def match_events_visible(*, access: MatchAccess) -> list[dict[str, Any]]:
+    """The match's log as ``access`` shows it (``matches.redaction``)."""
+    records = match_event_records(match=access.match)
+    if access.lens.sees_everything:
+        return [record._asdict() for record in records]
+    return visible_events(records, access.lens)
+
+
+def match_step_visible(*, access: MatchAccess, step: int) -> dict[str, Any]:
+    """The match replayed to ``step`` decisions, as ``access`` shows it.
+
+    ``NotAllowed`` for a match whose moves are withheld (over while its twin plays),
+    ``DomainError`` for a step past the log's end or a log that does not replay.
+    """
+    if access.lens.moves_withheld:
+        raise NotAllowed(
+            f"match {access.match.pk} is over, but a match dealt the same cards is still being"
+            " played: its moves are shown once that match finishes"
+        )
+    records = match_event_records(match=access.match)
+    events = visible_events(records, access.lens)
+    decisions = [event["payload"] for event in events if event["type"] == EventType.DECISION]
+    if step > len(decisions):
+        raise DomainError(
+            f"the log holds {len(decisions)} decisions; step {step} is past its end", field="step"
+        )
+    try:
+        position = state_at(records, step)
+    except ReplayError as error:
+        raise DomainError(f"the stored log does not replay: {error}", field="log") from None
+    except ValueError:
+        # Only an empty log gets here: a pending match has no position yet, not even step 0.
+        raise DomainError("the match has not started: its log is empty", field="log") from None
+    state = position.state
+    return {
+        "step": step,
+        "steps": len(decisions),
+        "to_play": state.to_play,
+        "scores": state.scores,
+        "winner": state.winner,
+        "last_decision": decisions[step - 1] if step else None,
+        "public": position.public,
+        "observations": visible_position(position, access.lens) or None,
+        "view": access.view.value,
+    }

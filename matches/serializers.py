@@ -1,8 +1,13 @@
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
-from .models import Match, MatchEvent
+from games.events import EventType
+
+from .models import Match
+from .visibility import View, deal_in_play, match_fields
 
 
 class MatchSeatSerializer(serializers.Serializer):
@@ -13,7 +18,22 @@ class MatchSeatSerializer(serializers.Serializer):
 
 
 class MatchSerializer(serializers.ModelSerializer):
+    """A match as anyone may see it: no seed or stacked decks while its deal is in play.
+
+    The context's ``deals_in_play`` (``matches.visibility.deals_in_play`` over the page) says
+    which; without it each match asks for itself.
+    """
+
     seats = MatchSeatSerializer(many=True, read_only=True)
+    seed = serializers.SerializerMethodField(
+        help_text="The deal's seed: null while any match dealt from it is still in play."
+    )
+    options = serializers.SerializerMethodField(
+        help_text="The options as given; stacked `decks` left out while the deal is in play."
+    )
+    deal_in_play = serializers.SerializerMethodField(
+        help_text="A match dealt the same cards (this one or its twin) is still to finish."
+    )
 
     class Meta:
         model = Match
@@ -23,6 +43,7 @@ class MatchSerializer(serializers.ModelSerializer):
             "rules_version",
             "options",
             "seed",
+            "deal_in_play",
             "status",
             "winner",
             "scores",
@@ -33,19 +54,47 @@ class MatchSerializer(serializers.ModelSerializer):
             "finished_at",
         ]
 
+    def _in_play(self, match: Match) -> bool:
+        in_play = self.context.get("deals_in_play")
+        if in_play is None:
+            return deal_in_play(match)
+        return (match.game, match.seed) in in_play
 
-class MatchEventSerializer(serializers.ModelSerializer):
-    """An event as stored; with ``hide_card_orders`` in the context, shuffles show no cards."""
+    def get_seed(self, match: Match) -> int | None:
+        return match_fields(match, deal_in_play=self._in_play(match))["seed"]
 
-    class Meta:
-        model = MatchEvent
-        fields = ["seq", "type", "payload", "hash", "created_at"]
+    def get_options(self, match: Match) -> dict[str, Any]:
+        return match_fields(match, deal_in_play=self._in_play(match))["options"]
 
-    def to_representation(self, instance: MatchEvent) -> dict:
-        data = super().to_representation(instance)
-        if self.context.get("hide_card_orders") and instance.type == MatchEvent.Type.SHUFFLE:
-            data["payload"] = {"k": instance.payload["k"], "order": None}
-        return data
+    def get_deal_in_play(self, match: Match) -> bool:
+        return self._in_play(match)
+
+
+class MatchAccessSerializer(MatchSerializer):
+    view = serializers.ChoiceField(
+        choices=[view.value for view in View], help_text="The view this response is shown in."
+    )
+    views = serializers.ListField(
+        child=serializers.ChoiceField(choices=[view.value for view in View]),
+        help_text="The views of this match the requester may ask for (`?view=`).",
+    )
+
+    class Meta(MatchSerializer.Meta):
+        fields = [*MatchSerializer.Meta.fields, "view", "views"]
+
+
+class MatchEventSerializer(serializers.Serializer):
+    """An event as the requester's view shows it (``matches.redaction``)."""
+
+    seq = serializers.IntegerField()
+    type = serializers.ChoiceField(choices=[kind.value for kind in EventType])
+    payload = serializers.JSONField()
+    hash = serializers.CharField(
+        allow_null=True, help_text="Null where it is withheld with part of the event."
+    )
+    redacted = serializers.CharField(
+        required=False, help_text="What of the stored event this view withholds, if anything."
+    )
 
 
 class ReplayStepSerializer(serializers.Serializer):
@@ -61,8 +110,10 @@ class ReplayStepSerializer(serializers.Serializer):
     )
     observations = serializers.DictField(
         allow_null=True,
-        help_text="Each seat's observation at this step; only once the match is over.",
+        help_text="By seat, the observations the view shows at this step: both once the deal"
+        " is out of play (or in the full view), one in a seat's view, none otherwise.",
     )
+    view = serializers.ChoiceField(choices=[view.value for view in View])
 
 
 class SeatStderrSerializer(serializers.Serializer):

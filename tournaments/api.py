@@ -22,6 +22,7 @@ from rest_framework.views import APIView
 from bots.models import Bot, BotVersion
 from games.rules import GAMES
 from matches.serializers import MatchSerializer
+from matches.visibility import deals_in_play
 
 from . import selectors, services, standings_cache
 from .formats import Format
@@ -318,6 +319,15 @@ class TournamentMatchListApi(generics.ListAPIView):
 
     def get_queryset(self):
         return selectors.tournament_matches(tournament=_tournament(self.kwargs["pk"]))
+
+    def get_serializer(self, *args, **kwargs):
+        # One query says whose seed is withheld on the whole page.
+        if args and isinstance(args[0], list):
+            kwargs["context"] = {
+                **self.get_serializer_context(),
+                "deals_in_play": deals_in_play(args[0]),
+            }
+        return super().get_serializer(*args, **kwargs)
 
 
 @extend_schema(

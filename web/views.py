@@ -5,21 +5,24 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.cache import cache
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 
 from bots.models import Bot
+from games.errors import DomainError, NotAllowed
 from games.rules import GAMES
 from matches.models import Match
 from matches.selectors import match_event_records
+from matches.visibility import match_access, match_fields
 from tournaments import selectors as tournament_selectors
 from tournaments.models import Tournament
 
 from . import live, selectors
 from .charts import line_chart
-from .replays import match_timeline
+from .replays import Timeline, match_timeline
 
 PAGE_SIZE = 25
 
@@ -102,15 +105,24 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
     page = selectors.match_page(match_id=pk)
     if page is None:
         raise Http404(f"no match {pk}")
-    timeline = _timeline(page.match)
+    try:
+        access = match_access(match=page.match, user=request.user, view=request.GET.get("view"))
+    except NotAllowed as error:
+        raise PermissionDenied(error.message) from None
+    except DomainError as error:
+        return HttpResponseBadRequest(error.message)
+    timeline = _timeline(page.match) if not access.lens.moves_withheld else Timeline().as_json()
     context = {
         "page": page,
+        "access": access,
+        "shown": match_fields(page.match, deal_in_play=access.deal_in_play),
         "timeline": timeline,
         "chart": line_chart(list(zip(*timeline["scores"], strict=True)) or [[0], [0]]),
         "viewer": {
             "match": page.match.pk,
             "game": page.match.game,
             "status": page.match.status,
+            "view": access.view.value,
             "players": [str(version.bot.name) if version else "?" for version in page.players],
         },
     }

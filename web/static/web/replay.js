@@ -1,5 +1,5 @@
 // Replay viewer: draws a match step by step from the public replay API.
-//   GET state/?step=N  -> scores, the public view, and (once the match is over) both hands
+//   GET state/?view=V&step=N  -> scores, the public view, and the hands view V shows
 //   GET events/        -> the event log, for the list of moves
 // The chapters (where each deal and trick starts) come with the page.
 (function () {
@@ -216,10 +216,10 @@
     head.appendChild(score);
     panel.appendChild(head);
     var zones = el("div", "zones");
-    var observations = body.observations;
-    var hand = observations
-      ? zone("hand-" + seat, "Hand", cards(observations[String(seat)].hand))
-      : zone("hand-" + seat, "Hand", backs(view.hand_sizes[seat]), "hidden while the match runs");
+    var seen = body.observations && body.observations[String(seat)];
+    var hand = seen
+      ? zone("hand-" + seat, "Hand", cards(seen.hand))
+      : zone("hand-" + seat, "Hand", backs(view.hand_sizes[seat]), "hidden in this view");
     zones.appendChild(hand);
     game.seat(view, seat).forEach(function (part) { zones.appendChild(part); });
     panel.appendChild(zones);
@@ -248,6 +248,7 @@
   }
 
   function actionText(action) {
+    if (action === null) return "made a move still face down";
     if ("play" in action) return "played " + cardText(action.play);
     if ("bar" in action) return "led " + cardText(action.bar) + " from the bar";
     if ("take" in action) return "took " + cardText(action.take);
@@ -273,7 +274,7 @@
 
   function fetchState(at) {
     if (states.has(at)) return states.get(at);
-    var promise = fetch(root.dataset.stateUrl + "?step=" + at, { headers: { Accept: "application/json" } })
+    var promise = fetch(root.dataset.stateUrl + "?view=" + info.view + "&step=" + at, { headers: { Accept: "application/json" } })
       .then(function (response) {
         if (!response.ok) throw new Error("state " + at + ": HTTP " + response.status);
         return response.json();
@@ -440,7 +441,7 @@
   var finished = info.status === "finished";
 
   function loadEvents() {
-    var url = root.dataset.eventsUrl + "?limit=1000&offset=" + eventsSeen;
+    var url = root.dataset.eventsUrl + "?view=" + info.view + "&limit=1000&offset=" + eventsSeen;
     return fetch(url, { headers: { Accept: "application/json" } })
       .then(function (response) { return response.json(); })
       .then(function (page) {

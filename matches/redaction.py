@@ -1,0 +1,202 @@
+"""What one viewer may see of one match log: the rule, as pure functions (no Django).
+
+A deal is *in play* while any match dealt from the same seed is unfinished: the two
+matches of a duplicate set are dealt the same cards, and a failed match shares its seed
+with its replacement. While it is, a viewer sees a log through a ``Lens``:
+
+- the seed, the stacked decks and every shuffle order are withheld;
+- a decision is shown only if every card it names is face up for the viewer once it is
+  made (a spectator: what both seats see alike; a seat: what that seat's bot was sent);
+  a forfeit's detail likewise (an illegal action's detail lists the hand it was made from);
+- a match that is over while its deal is still in play elsewhere shows no moves at all,
+  only its result: its played cards are the hands of the match still being played.
+
+An event shown with part of it withheld carries ``"redacted"`` saying what, and no hash
+where the hash could be searched for what was withheld (a card among 52, a small seed).
+Once no match of the deal is in play, every event is shown as stored, except the one
+private text older logs hold: before forfeits kept stderr out of the log, a crash or
+timeout's detail ended with the bot's stderr, which only the seat's owner and staff see.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from games.events import EventType
+from games.replay import Position
+from games.rules import Game, IllegalAction, State, get_game
+from games.rules.cards import is_card
+
+#: How a forfeit's detail introduced the bot's stderr before stderr left the log.
+LEGACY_STDERR_MARK = "; its stderr ends with:\n"
+LEGACY_STDERR_NOTE = "; [the rest was the bot's stderr, shown only to its owner and staff]"
+_CARD_TOKEN = re.compile(r"\b[2-9TJQKA][SHDC]\b")
+
+
+@dataclass(frozen=True, slots=True)
+class Lens:
+    """How one viewer sees one match's log."""
+
+    #: None: a spectator; 0 or 1: the bot in that seat (its owner, or staff asking for it).
+    seat: int | None = None
+    #: The match's deal is in play: the seed, shuffles and face-down cards are withheld.
+    deal_in_play: bool = False
+    #: The match is over but its deal is in play elsewhere: its moves are withheld too.
+    moves_withheld: bool = False
+    #: Seats whose private text (stderr in older logs) the viewer may read.
+    private_seats: frozenset[int] = frozenset()
+
+    @property
+    def sees_everything(self) -> bool:
+        return not self.deal_in_play and self.private_seats == {0, 1}
+
+
+def visible_events(records: Sequence[Sequence[Any]], lens: Lens) -> list[dict[str, Any]]:
+    """Each event of ``records`` (``seq, type, payload, hash``) as ``lens`` shows it."""
+    if not lens.deal_in_play:
+        return [_open_event(record, lens) for record in records]
+    return list(_sealed_events(records, lens))
+
+
+def _open_event(record: Sequence[Any], lens: Lens) -> dict[str, Any]:
+    seq, kind, payload, hash = record[:4]
+    event = {"seq": seq, "type": kind, "payload": payload, "hash": hash}
+    if kind == EventType.FORFEIT and payload.get("seat") not in lens.private_seats:
+        detail = payload.get("detail") or ""
+        if LEGACY_STDERR_MARK in detail:
+            public = detail.split(LEGACY_STDERR_MARK, 1)[0] + LEGACY_STDERR_NOTE
+            event["payload"] = {**payload, "detail": public}
+            event["redacted"] = "the bot's stderr"
+    return event
+
+
+def _sealed_events(records: Sequence[Sequence[Any]], lens: Lens) -> Iterator[dict[str, Any]]:
+    fold = _ViewFold.start(records, lens.seat)
+    for record in records:
+        seq, kind, payload, hash = record[:4]
+        if kind == EventType.MATCH_STARTED:
+            yield _withheld(seq, kind, started_payload_sealed(payload), "the seed")
+        elif kind == EventType.SHUFFLE:
+            yield _withheld(seq, kind, {"k": payload.get("k"), "order": None}, "the card order")
+        elif kind == EventType.DECISION:
+            yield _sealed_decision(record, lens, fold)
+        elif kind == EventType.FORFEIT:
+            yield _sealed_forfeit(record, lens, fold)
+        else:
+            yield {"seq": seq, "type": kind, "payload": payload, "hash": hash}
+
+
+def started_payload_sealed(payload: dict[str, Any]) -> dict[str, Any]:
+    """A ``match_started`` payload without what fixes the deal: the seed and stacked decks."""
+    options = {key: value for key, value in payload.get("options", {}).items() if key != "decks"}
+    return {**payload, "seed": None, "options": options}
+
+
+def _sealed_decision(record: Sequence[Any], lens: Lens, fold: _ViewFold) -> dict[str, Any]:
+    seq, kind, payload, hash = record[:4]
+    face_up = fold.apply(payload)
+    if lens.moves_withheld:
+        return _withheld(seq, kind, {"seat": payload.get("seat"), "action": None}, "the move")
+    if payload.get("seat") == lens.seat or cards_in(payload.get("action")) <= face_up:
+        return {"seq": seq, "type": kind, "payload": payload, "hash": hash}
+    return _withheld(seq, kind, {**payload, "action": None}, "a face-down card")
+
+
+def _sealed_forfeit(record: Sequence[Any], lens: Lens, fold: _ViewFold) -> dict[str, Any]:
+    event = _open_event(record, lens)
+    detail = event["payload"].get("detail") or ""
+    named = set(_CARD_TOKEN.findall(detail))
+    if lens.moves_withheld or not named <= fold.face_up_now():
+        payload = {**event["payload"], "detail": None}
+        return _withheld(event["seq"], event["type"], payload, "cards still face down")
+    return event
+
+
+def _withheld(seq: int, kind: str, payload: Any, what: str) -> dict[str, Any]:
+    return {"seq": seq, "type": kind, "payload": payload, "hash": None, "redacted": what}
+
+
+def cards_in(value: Any) -> set[str]:
+    """Every card named anywhere in a JSON value."""
+    if is_card(value):
+        return {value}
+    if isinstance(value, dict):
+        return set().union(*(cards_in(item) for item in value.values()))
+    if isinstance(value, list | tuple):
+        return set().union(*(cards_in(item) for item in value))
+    return set()
+
+
+def seat_view(game: Game, state: State, seat: int | None) -> dict[str, Any]:
+    """What ``seat`` observes at ``state``; for a spectator (None), the public view."""
+    if seat is not None:
+        return game.observation(state, seat)
+    observations = [game.observation(state, each) for each in (0, 1)]
+    return Position(0, state, observations).public
+
+
+def face_up_cards(view: dict[str, Any], *, with_summaries: bool) -> set[str]:
+    """The cards a view shows; summaries of finished deals (``last_*``) only if asked."""
+    return cards_in(
+        {key: value for key, value in view.items() if with_summaries or not key.startswith("last_")}
+    )
+
+
+@dataclass(eq=False)
+class _ViewFold:
+    """The match folded decision by decision, tracking the cards a viewer has seen face up
+    in the current deal (a card played earlier in the deal stays seen once it is gathered)."""
+
+    game: Game | None
+    state: State | None
+    seat: int | None
+    seen: set[str]
+
+    @classmethod
+    def start(cls, records: Sequence[Sequence[Any]], seat: int | None) -> _ViewFold:
+        if not records or records[0][1] != EventType.MATCH_STARTED:
+            return cls(None, None, seat, set())
+        start = records[0][2]
+        orders = [p["order"] for _, kind, p, *_ in records if kind == EventType.SHUFFLE]
+        try:
+            game = get_game(start["game"])
+            state = game.new_match(start["seed"], {**start["options"], "decks": orders})
+        except (KeyError, TypeError, ValueError):
+            return cls(None, None, seat, set())
+        fold = cls(game, state, seat, set())
+        fold.seen = face_up_cards(seat_view(game, state, seat), with_summaries=False)
+        return fold
+
+    def apply(self, payload: Any) -> set[str]:
+        """Apply one decision; the cards face up for the viewer once it is made."""
+        if self.state is None:
+            return set()
+        deals = len(self.state.orders)
+        try:
+            self.state = self.game.apply(self.state, payload["action"])
+        except (IllegalAction, KeyError, TypeError):
+            self.state = None  # the log stops replaying here: nothing more is face up
+            return set()
+        view = seat_view(self.game, self.state, self.seat)
+        if len(self.state.orders) > deals:
+            # A new deal: the one just ended is summarised under last_*, the rest is new.
+            shown = self.seen | face_up_cards(view, with_summaries=True)
+            self.seen = face_up_cards(view, with_summaries=False)
+            return shown
+        self.seen |= face_up_cards(view, with_summaries=False)
+        return set(self.seen)
+
+    def face_up_now(self) -> set[str]:
+        return set(self.seen)
+
+
+def visible_position(position: Position, lens: Lens) -> dict[str, Any]:
+    """The observations part of a replayed position as ``lens`` shows it."""
+    if lens.seat is not None:
+        return {str(lens.seat): position.observations[lens.seat]}
+    if lens.deal_in_play:
+        return {}
+    return {str(seat): observation for seat, observation in enumerate(position.observations)}

@@ -1,0 +1,141 @@
+"""Who may see what of a match: the one place every endpoint, page and export asks.
+
+Three views of one log (``docs/visibility.md``):
+
+- ``public`` (anyone): what a spectator at the table sees. While the match's deal is in
+  play (any match dealt from its seed is unfinished) that leaves out the seed, the shuffle
+  orders, every card still face down, and all moves of a match that is over while its
+  twin still plays; once no match of the deal is in play, everything is public.
+- ``seat0`` / ``seat1`` (the owner of that seat's bot, and staff): what that seat's bot
+  was sent, step by step, also while the match runs.
+- ``full`` (anyone once the deal is out of play; staff at any time): the log as stored.
+
+The pure rule is in ``matches.redaction``; this module decides which lens a request gets.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import AnonymousUser, User
+
+from games.errors import DomainError, NotAllowed
+
+from .models import Match
+from .redaction import Lens
+
+_UNFINISHED = (Match.Status.PENDING, Match.Status.RUNNING)
+
+
+class View(enum.StrEnum):
+    PUBLIC = "public"
+    SEAT0 = "seat0"
+    SEAT1 = "seat1"
+    FULL = "full"
+
+    @property
+    def seat(self) -> int | None:
+        return {View.SEAT0: 0, View.SEAT1: 1}.get(self)
+
+
+@dataclass(frozen=True)
+class MatchAccess:
+    """The lens a viewer gets on one match, and the views they may ask for."""
+
+    match: Match
+    view: View
+    lens: Lens
+    allowed: tuple[View, ...]
+
+    @property
+    def deal_in_play(self) -> bool:
+        return self.lens.deal_in_play and self.view is not View.FULL
+
+
+def deals_in_play(matches: Iterable[Match]) -> set[tuple[str, int]]:
+    """The ``(game, seed)`` of those ``matches`` whose deal some match still has in play."""
+    keys = {(match.game, match.seed) for match in matches}
+    if not keys:
+        return set()
+    games = {game for game, _ in keys}
+    seeds = {seed for _, seed in keys}
+    rows = Match.objects.filter(game__in=games, seed__in=seeds, status__in=_UNFINISHED)
+    return keys & set(rows.values_list("game", "seed"))
+
+
+def deal_in_play(match: Match) -> bool:
+    return bool(deals_in_play([match]))
+
+
+def match_access(*, match: Match, user: User | AnonymousUser, view: str | None) -> MatchAccess:
+    """The lens ``user`` gets on ``match`` for the ``view`` asked (default ``public``).
+
+    ``DomainError`` for a view that does not exist, ``NotAllowed`` for one the user may not use.
+    """
+    asked = _parse_view(view)
+    allowed = views_allowed(match=match, user=user)
+    if asked not in allowed:
+        raise NotAllowed(_refusal(match, asked), field="view")
+    in_play = deal_in_play(match)
+    if asked is View.FULL:
+        lens = Lens(private_seats=_private_seats(match, user))
+    else:
+        lens = Lens(
+            seat=asked.seat,
+            deal_in_play=in_play,
+            moves_withheld=in_play and match.status not in _UNFINISHED,
+            private_seats=_private_seats(match, user),
+        )
+    return MatchAccess(match, asked, lens, allowed)
+
+
+def views_allowed(*, match: Match, user: User | AnonymousUser) -> tuple[View, ...]:
+    """The views of ``match`` that ``user`` may ask for, ``public`` first."""
+    staff = bool(user.is_staff)
+    owned = _owned_seats(match, user)
+    allowed = [View.PUBLIC]
+    allowed += [view for view in (View.SEAT0, View.SEAT1) if staff or view.seat in owned]
+    if staff or not deal_in_play(match):
+        allowed.append(View.FULL)
+    return tuple(allowed)
+
+
+def _parse_view(view: str | None) -> View:
+    try:
+        return View(view or View.PUBLIC)
+    except ValueError:
+        choices = ", ".join(item.value for item in View)
+        raise DomainError(f"no view {view!r}; the views are {choices}", field="view") from None
+
+
+def _refusal(match: Match, view: View) -> str:
+    if view is View.FULL:
+        return (
+            f"the full log of match {match.pk} is shown once no match dealt its cards is in"
+            " play; until then staff only"
+        )
+    return f"only the owner of the bot in seat {view.seat} and staff see that seat's view"
+
+
+def _owned_seats(match: Match, user: User | AnonymousUser) -> set[int]:
+    if not user.is_authenticated:
+        return set()
+    seats = match.seats.filter(version__bot__owner_id=user.pk).values_list("seat", flat=True)
+    return set(seats)
+
+
+def _private_seats(match: Match, user: User | AnonymousUser) -> frozenset[int]:
+    if user.is_staff:
+        return frozenset({0, 1})
+    return frozenset(_owned_seats(match, user))
+
+
+def match_fields(match: Match, *, deal_in_play: bool) -> dict[str, Any]:
+    """The seed and options of a match as a viewer may see them."""
+    if not deal_in_play:
+        return {"seed": match.seed, "options": match.options}
+    options = {key: value for key, value in match.options.items() if key != "decks"}
+    return {"seed": None, "options": options}
