@@ -77,6 +77,60 @@ def test_the_tick_replaces_a_match_whose_lease_ran_out_by_a_fresh_one_with_its_s
     )
 
 
+def die_after_logging_the_result(link: TournamentMatch) -> tuple[Match, dict]:
+    """A worker logs the whole match, result included, and dies before the row says so:
+    the state a worker killed between the last event and the row update left before the
+    two were one transaction (and older logs may still be in)."""
+    match = die_mid_match(link, lease_left=timedelta(seconds=-1))
+    game = get_game(match.game)
+    state = game.new_match(match.seed, match.options)
+    events, shuffled = [], 1
+    while state.to_play is not None:
+        action = state.legal_actions()[0]
+        events.append(
+            (EventType.DECISION, {"seat": state.to_play, "action": action, "think_us": 1})
+        )
+        state = game.apply(state, action)
+        for k in range(shuffled, len(state.orders)):
+            events.append((EventType.SHUFFLE, {"k": k, "order": list(state.orders[k])}))
+        shuffled = len(state.orders)
+    result = {"winner": state.winner, "scores": state.scores, "reason": "played"}
+    events.append((EventType.MATCH_FINISHED, result))
+    services_append(match, events)
+    return match, result
+
+
+def services_append(match: Match, events: list) -> None:
+    from matches.services import match_events_append
+
+    start = match.events.count()
+    match_events_append(
+        match=match, events=[(start + i, kind, payload) for i, (kind, payload) in enumerate(events)]
+    )
+
+
+def test_a_match_whose_log_ends_with_its_result_is_settled_from_it_not_played_again():
+    tournament = start(tournament_with(strategy_bots(2)))
+    link = current_matches(tournament).get(first_seat=1)
+    match, result = die_after_logging_the_result(link)
+    assert Match.objects.get(pk=match.pk).status == Match.Status.RUNNING
+
+    report = tournaments_tick()
+
+    match.refresh_from_db()
+    link.refresh_from_db()
+    assert (report.expired, report.replaced) == (1, 0)
+    assert (match.status, match.winner, match.scores, match.result_reason) == (
+        Match.Status.FINISHED,
+        result["winner"],
+        result["scores"],
+        "played",
+    )
+    assert link.replaced_at is None and not link.failure
+    assert match_replay(match=match).ok
+    assert TournamentMatch.objects.filter(duplicate_set_id=link.duplicate_set_id).count() == 2
+
+
 def test_after_the_replacement_the_set_is_played_and_every_match_logged_exactly_once():
     tournament = start(tournament_with(strategy_bots(2)))
     die_mid_match(current_matches(tournament).get(first_seat=0), lease_left=timedelta(seconds=-1))
