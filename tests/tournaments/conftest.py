@@ -189,7 +189,8 @@ def _test_database_url() -> str:
 
 @pytest.fixture
 def celery_workers(committed_db):
-    """Start real worker processes (``start(beat=True, **env)``); all are stopped at the end.
+    """Start real worker processes (``start(beat=True, hook=module, **env)``); all are
+    stopped at the end.
 
     With ``beat`` the worker runs django-celery-beat's scheduler too (``-B``), which sends
     the tournaments tick every ``BAIZE_TICK_SECONDS``.
@@ -197,9 +198,13 @@ def celery_workers(committed_db):
     app.control.purge()
     started: list[subprocess.Popen] = []
 
-    def start(*, beat: bool = False, **env: str) -> subprocess.Popen:
+    def start(*, beat: bool = False, hook: str | None = None, **env: str) -> subprocess.Popen:
         hostname = f"test-{os.getpid()}-{len(started)}@{socket.gethostname()}"
         command = [sys.executable, "-m", "celery", "-A", "config", "worker"]
+        if hook:
+            # A test module imported into the worker first, to break it at a chosen point.
+            boot = f"import {hook}; from celery.__main__ import main; main()"
+            command = [sys.executable, "-c", boot, "-A", "config", "worker"]
         command += ["--loglevel=WARNING", "--concurrency=2", "--hostname", hostname]
         if beat:
             # The beat scheduler (django-celery-beat's database one) comes from the settings;

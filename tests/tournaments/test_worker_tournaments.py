@@ -130,3 +130,24 @@ def test_killing_the_worker_mid_tournament_and_starting_another_still_finishes_i
     places = [row.place for _, row in tournament_standings(tournament=tournament).rows]
     assert places[:2] == [1, 2] and None not in places
     assert ratings_recompute(game_id="snag", write=False).identical
+
+
+def test_a_worker_killed_after_logging_a_result_leaves_it_finished_once(celery_workers, tmp_path):
+    deaths = tmp_path / "deaths"
+    hook = "tests.tournaments.dying_worker"
+    celery_workers(beat=True, hook=hook, BAIZE_TEST_DEATHS=str(deaths), **FAST)
+    tournament = tournament_with(strategy_bots(2), seed="dies-after-result")
+    services.tournament_schedule(tournament=tournament, starts_at=timezone.now())
+    assert services.tournament_start(tournament_id=tournament.pk)
+
+    wait_until(lambda: finished(tournament), "the tournament to finish from its logs")
+
+    links = TournamentMatch.objects.filter(tournament=tournament).select_related("match")
+    assert len(links) == 2 and all(link.replaced_at is None for link in links)
+    assert set(deaths.read_text().split()) == {str(link.match_id) for link in links}
+    for link in links:
+        last = link.match.events.order_by("-seq").first()
+        assert last.type == EventType.MATCH_FINISHED, "each worker died after its result"
+        assert link.match.winner == last.payload["winner"]
+        assert link.match.scores == last.payload["scores"]
+    assert_every_match_logged_exactly_once(tournament)
