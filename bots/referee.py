@@ -143,23 +143,27 @@ def referee_match(
     limits: Limits,
     emit: Emit,
     cpu: int | None = None,
+    on_idle: Callable[[], None] | None = None,
 ) -> MatchResult:
     """Play ``state`` (a fresh ``game.new_match``) to its end between ``players[0]`` and ``[1]``.
 
     ``cpu`` pins this thread and both bots to one CPU for the match, the cheapest way to
     fast round trips. Emits ``shuffle``, ``decision``, ``forfeit`` and ``match_finished``.
+    ``on_idle`` is called about every ``bots.runner.IDLE_SECONDS`` while a bot process
+    thinks (a writer stores the moves made so far: spectators see them during a long think).
     """
     if len(players) != 2:
         raise ValueError(f"a match needs two players, got {len(players)}")
     with pinned_to_cpu(cpu):
-        match = _Match(game, state, [connect(player) for player in players], limits, emit)
+        connections = [connect(player, on_idle) for player in players]
+        match = _Match(game, state, connections, limits, emit)
         return match.run()
 
 
-def connect(player: Player) -> Connection:
+def connect(player: Player, on_idle: Callable[[], None] | None = None) -> Connection:
     if isinstance(player, StrategyPlayer):
         return StrategyConnection(player.choose, random.Random(player.seed))
-    return ProcessConnection(player)
+    return ProcessConnection(player, on_idle)
 
 
 class _Match:
@@ -308,12 +312,14 @@ def _json_excerpt(value: Any, limit: int = 200) -> str:
 class ProcessConnection:
     """A bot process speaking protocol lines (``bots.runner.BotProcess``)."""
 
-    def __init__(self, launcher: BotLauncher) -> None:
+    def __init__(self, launcher: BotLauncher, on_idle: Callable[[], None] | None = None) -> None:
         self._launcher = launcher
+        self._on_idle = on_idle
         self._process: BotProcess | None = None
 
     def open(self, start: Message) -> None:
         self._process = BotProcess(self._launcher.launch_spec())
+        self._process.on_idle = self._on_idle
         self._process.send(encode(start), timeout=1.0)
 
     def wait_ready(self, timeout: float) -> None:

@@ -43,6 +43,8 @@ STDERR_TAIL_BYTES = 8 * 1024
 STDERR_HEAD_BYTES = 16 * 1024
 #: A bot writing more than this to stderr in one match is flooding, not logging: it forfeits.
 STDERR_LIMIT_BYTES = 1 << 20
+#: While a bot thinks, its ``on_idle`` callback runs about this often (seconds).
+IDLE_SECONDS = 1.0
 _READ_CHUNK = 64 * 1024
 _MAX_STDERR_CHUNKS_PER_DRAIN = 16
 _PR_SET_CHILD_SUBREAPER = 36
@@ -163,6 +165,8 @@ class BotProcess:
         self._stderr_tail = b""
         self._stderr_bytes = 0
         self._stderr_limit = stderr_limit
+        #: Called about every ``IDLE_SECONDS`` while waiting for the bot's reply.
+        self.on_idle: Callable[[], None] | None = None
         self._closed = False
 
     def _spawn(self, spec: LaunchSpec) -> subprocess.Popen:
@@ -284,7 +288,11 @@ class BotProcess:
         remaining = deadline - monotonic()
         if remaining <= 0:
             raise BotTimedOut("the bot did not reply before the deadline")
-        for fd, _ in self._poller.poll(math.ceil(remaining * 1000)):
+        wait = remaining if self.on_idle is None else min(remaining, IDLE_SECONDS)
+        ready = self._poller.poll(math.ceil(wait * 1000))
+        if not ready and wait < remaining:
+            self.on_idle()
+        for fd, _ in ready:
             if fd != self._stdout:
                 self._drain_stderr()
                 if self._stderr_bytes > self._stderr_limit:

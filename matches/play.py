@@ -80,6 +80,7 @@ def _referee(
             limits=limits,
             emit=writer.emit,
             cpu=_match_cpu(),
+            on_idle=writer.idle,
         )
 
 

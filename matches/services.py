@@ -281,9 +281,12 @@ _FLUSHED_AT_ONCE = frozenset({EventType.MATCH_STARTED, EventType.FORFEIT})
 
 
 class MatchEventWriter:
-    """Numbers a running match's events and appends them in batches of ``flush_every``.
+    """Numbers a running match's events and appends them in batches.
 
-    The runner emits ``(type, payload)``; the writer assigns seqs from ``next_seq``. Events
+    The runner emits ``(type, payload)``; the writer assigns seqs from ``next_seq``. A batch
+    is stored once it holds ``flush_every`` events or its first is ``flush_seconds`` old,
+    and whenever the runner reports a bot thinking (``idle``), so a spectator sees each
+    move within about a second while fast matches keep the batches' throughput. Events
     that open a match or end it by forfeit are flushed at once; ``match_finished`` is stored
     with the match's result in one commit (``match_finish``). Leaving a ``with`` block
     flushes, also on an error: the events written so far are a true prefix of the match.
@@ -294,6 +297,7 @@ class MatchEventWriter:
         match: Match,
         *,
         flush_every: int = 64,
+        flush_seconds: float = 1.0,
         next_seq: int = 0,
         lease_seconds: float | None = None,
     ) -> None:
@@ -301,6 +305,8 @@ class MatchEventWriter:
             raise ValueError(f"flush_every must be at least 1, got {flush_every!r}")
         self.match = match
         self.flush_every = flush_every
+        self.flush_seconds = flush_seconds
+        self._batch_started = math.inf
         self.next_seq = next_seq
         self._pending: list[NewEvent] = []
         self._lease_seconds = lease_seconds
@@ -311,14 +317,26 @@ class MatchEventWriter:
         if monotonic() >= self._renew_at:
             self._renew_lease()
         seq = self.next_seq
+        if not self._pending:
+            self._batch_started = monotonic()
         self._pending.append(NewEvent(seq, type, payload))
         self.next_seq += 1
         if type == EventType.MATCH_FINISHED:
             match_finish(match=self.match, events=self._pending, result=payload)
             self._pending = []
-        elif len(self._pending) >= self.flush_every or type in _FLUSHED_AT_ONCE:
+        elif (
+            len(self._pending) >= self.flush_every
+            or type in _FLUSHED_AT_ONCE
+            or monotonic() - self._batch_started >= self.flush_seconds
+        ):
             self.flush()
         return seq
+
+    def idle(self) -> None:
+        """A bot is thinking: store the moves made so far, and keep the lease."""
+        if monotonic() >= self._renew_at:
+            self._renew_lease()
+        self.flush()
 
     def flush(self) -> None:
         if self._pending:

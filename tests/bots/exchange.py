@@ -65,8 +65,8 @@ def record_exchange() -> list[str]:
     transcript: list[str] = []
     seats = iter(range(2))
 
-    def recording_connect(player: Player) -> RecordingConnection:
-        return RecordingConnection(real_connect(player), next(seats), transcript)
+    def recording_connect(player: Player, on_idle=None) -> RecordingConnection:
+        return RecordingConnection(real_connect(player, on_idle), next(seats), transcript)
 
     real_connect = referee.connect
     events: list[tuple[str, dict[str, Any]]] = []

@@ -246,8 +246,8 @@ def test_bots_never_see_the_stacked_decks(tmp_path, monkeypatch):
     starts = []
     real_connect = referee.connect
 
-    def spying_connect(player):
-        connection = real_connect(player)
+    def spying_connect(player, on_idle=None):
+        connection = real_connect(player, on_idle)
         real_open = connection.open
         connection.open = lambda start: (starts.append(start), real_open(start))
         return connection

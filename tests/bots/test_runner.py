@@ -62,6 +62,24 @@ def test_a_reply_after_the_deadline_is_a_timeout():
         bot.request(b"hello\n", timeout=0.2)
 
 
+def test_the_idle_callback_runs_while_a_bot_thinks_and_the_reply_still_arrives(monkeypatch):
+    monkeypatch.setattr("bots.runner.IDLE_SECONDS", 0.1)
+    thinking = "import sys, time\nsys.stdin.readline(); time.sleep(0.5); print('done', flush=True)"
+    calls = []
+    with BotProcess(program(thinking)) as bot:
+        bot.on_idle = lambda: calls.append(1)
+        reply, _ = bot.request(b"go\n", timeout=5)
+    assert reply == b"done"
+    assert 2 <= len(calls) <= 10
+
+
+def test_an_idle_callback_does_not_stretch_the_deadline(monkeypatch):
+    monkeypatch.setattr("bots.runner.IDLE_SECONDS", 0.05)
+    with BotProcess(program("import time; time.sleep(30)")) as bot, pytest.raises(BotTimedOut):
+        bot.on_idle = lambda: None
+        bot.request(b"hello\n", timeout=0.3)
+
+
 def test_a_bot_that_exits_is_seen_as_exited_with_its_status():
     source = "import sys; sys.stdin.readline(); sys.exit(3)"
     with BotProcess(program(source)) as bot, pytest.raises(BotExited, match="exit status 3"):

@@ -325,3 +325,22 @@ def test_a_result_for_a_match_declared_dead_is_not_stored(match):
     match.refresh_from_db()
     assert match.status == Match.Status.FAILED
     assert len(stored(match)) == len(PLAYED.events) - 1
+
+
+def test_a_batch_is_stored_once_its_first_event_is_flush_seconds_old(match):
+    writer = MatchEventWriter(match, flush_every=100, flush_seconds=0.0)
+    for _, kind, payload in PLAYED.events[:3]:
+        writer.emit(kind, payload)
+
+    assert len(stored(match)) == 3
+
+
+def test_a_bot_thinking_gets_the_moves_made_so_far_stored(match):
+    writer = MatchEventWriter(match, flush_every=100, flush_seconds=60.0)
+    for _, kind, payload in PLAYED.events[:4]:
+        writer.emit(kind, payload)
+    assert len(stored(match)) == 1, "match_started is stored at once, the rest waits"
+
+    writer.idle()
+
+    assert stored(match) == [tuple(record) for record in chain_events(PLAYED.events[:4])]

@@ -112,9 +112,21 @@ def test_a_deal_in_play_shows_no_seed_and_no_face_down_card_until_both_twins_end
     whole = random_match_events(game_id=game_id, seed=seed, rng=random.Random(5))
     held = len(whole) // 2
     playing = hold_mid_play(playing, whole[:held])
+    assert_nothing_face_down_shows(client, playing=playing, over=over, seed=seed)
+
+    services.match_events_append(
+        match=playing, events=[(i, t, p) for i, (t, p) in enumerate(whole[:-1])]
+    )
+    services.match_finish(match=playing, events=[(len(whole) - 1, *whole[-1])], result=whole[-1][1])
+
+    assert_everything_shows(client, matches=[over, playing], seed=seed)
+
+
+def assert_nothing_face_down_shows(client, *, playing: Match, over: Match, seed: int) -> None:
+    """No public response about a match in play or its finished twin shows the seed, a
+    shuffle order, a card face down at that moment, or a move of the twin."""
     hidden = hidden_by_step(playing)
     steps = [0, len(hidden) // 2, len(hidden) - 1]
-
     playing_texts = public_texts(client, playing, steps)
     over_texts = public_texts(client, over, [])
     for name, text in {**playing_texts, **over_texts}.items():
@@ -130,19 +142,16 @@ def test_a_deal_in_play_shows_no_seed_and_no_face_down_card_until_both_twins_end
     assert not set(CARD.findall(playing_texts["page"])) & hidden[-1]
     events = all_events(client, playing)
     assert all(e["payload"]["order"] is None for e in events if e["type"] == "shuffle")
-    _assert_no_move_shows_a_face_down_card(events, playing)
-    over_events = all_events(client, over)
-    moves = [e for e in over_events if e["type"] == "decision"]
+    assert_no_move_shows_a_face_down_card(events, playing)
+    moves = [e for e in all_events(client, over) if e["type"] == "decision"]
     assert moves and all(e["payload"]["action"] is None for e in moves)
     assert client.get(f"/api/matches/{over.pk}/state/", {"step": 1}).status_code == 403
     assert not set(CARD.findall(over_texts["page"]))
 
-    services.match_events_append(
-        match=playing, events=[(i, t, p) for i, (t, p) in enumerate(whole[:-1])]
-    )
-    services.match_finish(match=playing, events=[(len(whole) - 1, *whole[-1])], result=whole[-1][1])
 
-    for match in (over, playing):
+def assert_everything_shows(client, *, matches: list[Match], seed: int) -> None:
+    """Once no match of the deal is in play, its logs, seed and hands are public."""
+    for match in matches:
         stored = [record._asdict() for record in match_event_records(match=match)]
         assert all_events(client, match) == stored
         assert client.get(f"/api/matches/{match.pk}/").json()["seed"] == seed
@@ -151,7 +160,7 @@ def test_a_deal_in_play_shows_no_seed_and_no_face_down_card_until_both_twins_end
         assert set(state["observations"]) == {"0", "1"}
 
 
-def _assert_no_move_shows_a_face_down_card(events: list[dict], match: Match) -> None:
+def assert_no_move_shows_a_face_down_card(events: list[dict], match: Match) -> None:
     hidden = hidden_by_step(match)
     records = match_event_records(match=match)
     step, shown = 0, 0
