@@ -33,6 +33,7 @@ from .models import (
     RecurringTournament,
     Tournament,
     TournamentMatch,
+    current,
     default_time_bank,
 )
 
@@ -298,8 +299,8 @@ class TournamentAdmin(admin.ModelAdmin):
     def rerun_failed_matches(self, request: HttpRequest, queryset: QuerySet):
         def perform(tournament: Tournament, data: dict) -> str:
             failed = Match.objects.filter(
+                current("tournament_match__"),
                 tournament_match__tournament=tournament,
-                tournament_match__replaced_at__isnull=True,
                 status=Match.Status.FAILED,
             )
             reruns = [

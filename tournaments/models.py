@@ -189,6 +189,15 @@ class DuplicateSet(models.Model):
         return f"{self.pairing.key}/{self.number}"
 
 
+def current(relation: str = "") -> models.Q:
+    """Of a set's matches, the current one of each seat arrangement: not replaced.
+
+    ``relation`` reaches the links from another model (``"matches__"`` from a set or a
+    tournament, ``"tournament_match__"`` from a match).
+    """
+    return models.Q(**{f"{relation}replaced_at__isnull": True})
+
+
 class TournamentMatch(models.Model):
     """A match of a duplicate set. A replaced match (its worker died) stays, with the reason."""
 
@@ -211,7 +220,7 @@ class TournamentMatch(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["duplicate_set", "first_seat"],
-                condition=models.Q(replaced_at__isnull=True),
+                condition=current(),
                 name="one_current_match_per_seating",
             ),
         ]

@@ -33,7 +33,7 @@ from . import selectors
 from .brackets import Side, bracket_progress, double_elimination, single_elimination
 from .duplicate import PairingWinner, SetResult, pairing_decision, set_seed
 from .formats import Format, round_robin_rounds, swiss_round
-from .models import DuplicateSet, Entrant, Pairing, Tournament, TournamentMatch
+from .models import DuplicateSet, Entrant, Pairing, Tournament, TournamentMatch, current
 from .rating_services import rating_set_apply
 from .ratings import PRIOR
 
@@ -356,9 +356,9 @@ def tournament_match_settle(*, match_id: int) -> None:
 def duplicate_set_settle(*, set_id: int) -> bool:
     """Record a set's result once both its current matches finished, and rate it."""
     statuses = list(
-        TournamentMatch.objects.filter(
-            duplicate_set_id=set_id, replaced_at__isnull=True
-        ).values_list("match__status", flat=True)
+        TournamentMatch.objects.filter(current(), duplicate_set_id=set_id).values_list(
+            "match__status", flat=True
+        )
     )
     if len(statuses) != 2 or any(status != Match.Status.FINISHED for status in statuses):
         return False
@@ -389,7 +389,7 @@ def match_replace(*, link: TournamentMatch, reason: str) -> TournamentMatch | No
     with transaction.atomic():
         # Conditional update: the tick and an organiser's re-run may replace one match at
         # once; only one fresh match takes its place.
-        replaced = TournamentMatch.objects.filter(id=link.pk, replaced_at__isnull=True).update(
+        replaced = TournamentMatch.objects.filter(current(), id=link.pk).update(
             replaced_at=timezone.now(), failure=reason
         )
         if replaced != 1:

@@ -33,6 +33,7 @@ from .models import (
     RatingChange,
     Tournament,
     TournamentMatch,
+    current,
 )
 from .standings import TIE_BREAKS, PairedSet, StandingRow, TieBreak, standings
 
@@ -74,9 +75,9 @@ def set_results_from_logs(*, set_ids: Sequence[int]) -> dict[int, SetResult]:
     by_set: dict[int, list[SetMatch]] = defaultdict(list)
     for chunk in _chunks(set_ids):
         links = list(
-            TournamentMatch.objects.filter(
-                duplicate_set_id__in=chunk, replaced_at__isnull=True
-            ).values_list("duplicate_set_id", "match_id", "first_seat")
+            TournamentMatch.objects.filter(current(), duplicate_set_id__in=chunk).values_list(
+                "duplicate_set_id", "match_id", "first_seat"
+            )
         )
         finals = dict(
             MatchEvent.objects.filter(
@@ -110,7 +111,7 @@ def duplicate_sets_to_settle() -> list[int]:
     """Sets still marked playing whose two current matches have both finished."""
     done = Count(
         "matches",
-        filter=Q(matches__replaced_at__isnull=True, matches__match__status=Match.Status.FINISHED),
+        filter=current("matches__") & Q(matches__match__status=Match.Status.FINISHED),
     )
     return list(
         DuplicateSet.objects.filter(status=DuplicateSet.Status.PLAYING)

@@ -20,7 +20,7 @@ from django.db.models import Count, Max, Q
 
 from matches.models import Match
 
-from .models import DuplicateSet, Tournament
+from .models import DuplicateSet, Tournament, current
 
 VERSION_SECONDS = 1.0
 #: Values are keyed by version: an old one is never served, only left to expire.
@@ -33,13 +33,13 @@ T = TypeVar("T")
 
 def tournament_version_row(*, tournament_id: int) -> tuple[Any, ...] | None:
     """Everything whose change shows on the standings; None if no such tournament."""
-    current = Q(matches__replaced_at__isnull=True)
+    current_links = current("matches__")
     return (
         Tournament.objects.filter(pk=tournament_id)
         .annotate(
-            done=Count("matches", filter=current & Q(matches__match__status__in=_DONE)),
+            done=Count("matches", filter=current_links & Q(matches__match__status__in=_DONE)),
             running=Count(
-                "matches", filter=current & Q(matches__match__status=Match.Status.RUNNING)
+                "matches", filter=current_links & Q(matches__match__status=Match.Status.RUNNING)
             ),
             # A set settles after its second match finished, in a later write.
             settled=Count(

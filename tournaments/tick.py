@@ -19,7 +19,7 @@ from matches.models import Match
 from matches.services import match_lease_expire
 
 from . import selectors
-from .models import Tournament, TournamentMatch
+from .models import Tournament, TournamentMatch, current
 from .rating_services import ratings_apply_pending
 from .scheduling import (
     duplicate_set_settle,
@@ -65,7 +65,7 @@ def matches_expire_leases(*, now: datetime) -> int:
     and is replaced by ``matches_replace_failed``.
     """
     expired = TournamentMatch.objects.filter(
-        replaced_at__isnull=True,
+        current(),
         match__status=Match.Status.RUNNING,
         match__lease_expires_at__lt=now,
         tournament__status=Tournament.Status.RUNNING,
@@ -89,7 +89,7 @@ def matches_replace_failed() -> int:
     """
     failed = list(
         TournamentMatch.objects.filter(
-            replaced_at__isnull=True,
+            current(),
             match__status=Match.Status.FAILED,
             tournament__status=Tournament.Status.RUNNING,
         )
@@ -123,7 +123,7 @@ def matches_redispatch_stale(*, now: datetime) -> int:
     cutoff = now - timedelta(seconds=settings.BAIZE_MATCH_REDISPATCH_SECONDS)
     stale = TournamentMatch.objects.filter(
         Q(dispatched_at__lt=cutoff) | Q(dispatched_at__isnull=True, match__created_at__lt=cutoff),
-        replaced_at__isnull=True,
+        current(),
         match__status=Match.Status.PENDING,
         tournament__status=Tournament.Status.RUNNING,
     ).values_list("id", "match_id", "dispatched_at")

@@ -19,7 +19,15 @@ from matches.models import Match, MatchSeat
 from tournaments import selectors as tournament_selectors
 from tournaments.duplicate import SetResult
 from tournaments.formats import Format
-from tournaments.models import DuplicateSet, Entrant, Pairing, Rating, Tournament, TournamentMatch
+from tournaments.models import (
+    DuplicateSet,
+    Entrant,
+    Pairing,
+    Rating,
+    Tournament,
+    TournamentMatch,
+    current,
+)
 from tournaments.selectors import BracketGameView, StandingsTable
 
 from .brackets import Section, bracket_sections
@@ -31,12 +39,12 @@ _DONE = [Match.Status.FINISHED, Match.Status.FAILED]
 
 def tournaments_with_progress() -> QuerySet[Tournament]:
     """Tournaments with ``matches_total``, ``matches_done`` and ``matches_running``."""
-    current = Q(matches__replaced_at__isnull=True)
+    current_links = current("matches__")
     return Tournament.objects.annotate(
-        matches_total=Count("matches", filter=current),
-        matches_done=Count("matches", filter=current & Q(matches__match__status__in=_DONE)),
+        matches_total=Count("matches", filter=current_links),
+        matches_done=Count("matches", filter=current_links & Q(matches__match__status__in=_DONE)),
         matches_running=Count(
-            "matches", filter=current & Q(matches__match__status=Match.Status.RUNNING)
+            "matches", filter=current_links & Q(matches__match__status=Match.Status.RUNNING)
         ),
     )
 
@@ -115,7 +123,7 @@ def tournament_running_matches(*, tournament: Tournament) -> list[MatchRow]:
 def tournament_match_links(*, tournament: Tournament) -> dict[int, list[dict[str, Any]]]:
     """Pairing id -> its current matches (id, set number, status, winner side, scores)."""
     rows = (
-        TournamentMatch.objects.filter(tournament=tournament, replaced_at__isnull=True)
+        TournamentMatch.objects.filter(current(), tournament=tournament)
         .order_by("duplicate_set__number", "first_seat")
         .values_list(
             "duplicate_set__pairing_id",
