@@ -52,13 +52,16 @@ def test_a_match_held_mid_play_on_a_worker_leaks_nothing_until_its_set_is_over(
         held = MatchEvent.objects.filter(match_id=statuses["running"], type="decision")
         return held.count() >= 12
 
-    wait_until(held_with_its_moves_stored_and_twin_over, "a match held mid-play, its twin over")
-    playing = matches.get(status=Match.Status.RUNNING)
-    over = matches.get(status=Match.Status.FINISHED)
-    seed = playing.seed
-    assert_nothing_face_down_shows(client, playing=playing, over=over, seed=seed)
+    try:
+        wait_until(held_with_its_moves_stored_and_twin_over, "a match held mid-play, its twin over")
+        playing = matches.get(status=Match.Status.RUNNING)
+        over = matches.get(status=Match.Status.FINISHED)
+        seed = playing.seed
+        assert_nothing_face_down_shows(client, playing=playing, over=over, seed=seed)
 
-    (tmp_path / "release").touch()
+    finally:
+        # Let the held bot go, pass or fail: it would outlive a stopped worker.
+        (tmp_path / "release").touch()
     wait_until(
         lambda: Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.FINISHED,
         "the tournament to finish",
