@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from games.events import EventType
-from games.replay import Position
+from games.replay import Position, ReplayError, replay
 from games.rules import Game, IllegalAction, State, get_game
 from games.rules.cards import is_card
 
@@ -193,8 +193,48 @@ class _ViewFold:
         return set(self.seen)
 
 
-def visible_position(position: Position, lens: Lens) -> dict[str, Any]:
-    """The observations part of a replayed position as ``lens`` shows it."""
+def visible_steps(records: Sequence[Sequence[Any]], lens: Lens) -> Iterator[dict[str, Any]]:
+    """The position after each number of decisions (0 to all), as ``lens`` shows it.
+
+    One fold for the whole log. ``ReplayError`` if the log does not replay.
+    """
+    result = replay(records)
+    if result.failures:
+        raise ReplayError(result.failures)
+    decisions = [
+        event["payload"]
+        for event in visible_events(records, lens)
+        if event["type"] == EventType.DECISION
+    ]
+    for step, position in enumerate(positions(records)):
+        state = position.state
+        yield {
+            "step": step,
+            "steps": len(decisions),
+            "to_play": state.to_play,
+            "scores": state.scores,
+            "winner": state.winner,
+            "last_decision": decisions[step - 1] if step else None,
+            "public": position.public,
+            "observations": visible_observations(position, lens) or None,
+        }
+
+
+def positions(records: Sequence[Sequence[Any]]) -> Iterator[Position]:
+    """The position at the start and after each decision of a log that replays."""
+    start = records[0][2]
+    game = get_game(start["game"])
+    orders = [p["order"] for _, kind, p, *_ in records if kind == EventType.SHUFFLE]
+    state = game.new_match(start["seed"], {**start["options"], "decks": orders})
+    decisions = [p["action"] for _, kind, p, *_ in records if kind == EventType.DECISION]
+    for step in range(len(decisions) + 1):
+        yield Position(step, state, [game.observation(state, seat) for seat in (0, 1)])
+        if step < len(decisions):
+            state = game.apply(state, decisions[step])
+
+
+def visible_observations(position: Position, lens: Lens) -> dict[str, Any]:
+    """The observations of a replayed position as ``lens`` shows them, by seat."""
     if lens.seat is not None:
         return {str(lens.seat): position.observations[lens.seat]}
     if lens.deal_in_play:

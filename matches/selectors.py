@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -21,7 +22,7 @@ from games.replay import (
 )
 
 from .models import Match, MatchEvent, MatchSeat, SeatStderr
-from .redaction import visible_events, visible_position
+from .redaction import Lens, visible_events, visible_steps
 from .visibility import MatchAccess
 
 
@@ -112,29 +113,35 @@ def match_step_visible(*, access: MatchAccess, step: int) -> dict[str, Any]:
             f"match {access.match.pk} is over, but a match dealt the same cards is still being"
             " played: its moves are shown once that match finishes"
         )
-    records = match_event_records(match=access.match)
-    events = visible_events(records, access.lens)
-    decisions = [event["payload"] for event in events if event["type"] == EventType.DECISION]
-    if step > len(decisions):
+    steps = _visible_steps(access.match, access.lens)
+    if step >= len(steps):
         raise DomainError(
-            f"the log holds {len(decisions)} decisions; step {step} is past its end", field="step"
+            f"the log holds {len(steps) - 1} decisions; step {step} is past its end", field="step"
         )
-    try:
-        position = state_at(records, step)
-    except ReplayError as error:
-        raise DomainError(f"the stored log does not replay: {error}", field="log") from None
-    except ValueError:
-        # Only an empty log gets here: a pending match has no position yet, not even step 0.
-        raise DomainError("the match has not started: its log is empty", field="log") from None
-    state = position.state
-    return {
-        "step": step,
-        "steps": len(decisions),
-        "to_play": state.to_play,
-        "scores": state.scores,
-        "winner": state.winner,
-        "last_decision": decisions[step - 1] if step else None,
-        "public": position.public,
-        "observations": visible_position(position, access.lens) or None,
-        "view": access.view.value,
-    }
+    return {**steps[step], "view": access.view.value}
+
+
+#: Every step of the last few (match, log end, lens) asked for: a viewer stepping through a
+#: match costs one fold, not one per step. A new event changes the log's end, so a running
+#: match is folded again only when it has moved on.
+_STEPS_KEPT = 16
+_steps_kept: OrderedDict[tuple, tuple[dict[str, Any], ...]] = OrderedDict()
+
+
+def _visible_steps(match: Match, lens: Lens) -> tuple[dict[str, Any], ...]:
+    end = match.events.order_by("-seq").values_list("seq", "hash").first()
+    if end is None:
+        # A pending match has no position yet, not even step 0.
+        raise DomainError("the match has not started: its log is empty", field="log")
+    key = (match.pk, *end, lens)
+    steps = _steps_kept.get(key)
+    if steps is None:
+        try:
+            steps = tuple(visible_steps(match_event_records(match=match), lens))
+        except ReplayError as error:
+            raise DomainError(f"the stored log does not replay: {error}", field="log") from None
+        _steps_kept[key] = steps
+        while len(_steps_kept) > _STEPS_KEPT:
+            _steps_kept.popitem(last=False)
+    _steps_kept.move_to_end(key)
+    return steps

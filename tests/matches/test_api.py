@@ -114,3 +114,23 @@ def test_shuffle_orders_are_shown_once_the_match_is_over(api, match):
     events = api.get(f"/api/matches/{match.pk}/events/?limit=500").json()["results"]
     orders = [event["payload"]["order"] for event in events if event["type"] == "shuffle"]
     assert orders and all(len(order) == 52 for order in orders)
+
+
+def test_stepping_through_a_whole_match_folds_its_log_once(api, match, monkeypatch):
+    from matches import redaction, selectors
+
+    selectors._steps_kept.clear()
+    folds = []
+    real_replay = redaction.replay
+    monkeypatch.setattr(
+        redaction, "replay", lambda records: folds.append(1) or real_replay(records)
+    )
+    steps = api.get(f"/api/matches/{match.pk}/state/").json()["steps"]
+
+    bodies = [
+        api.get(f"/api/matches/{match.pk}/state/", {"step": n}).json() for n in range(steps + 1)
+    ]
+
+    assert [body["step"] for body in bodies] == list(range(steps + 1))
+    assert bodies[-1]["winner"] == match.winner
+    assert len(folds) == 1
