@@ -182,12 +182,19 @@ def smoke_test(
     return "", "\n".join(logs)
 
 
+#: How much of the end of its stderr a rejected version's reason quotes.
+STDERR_IN_REASON = 2000
+
+
 def _smoke_problem(result: MatchResult, seat: int) -> str:
     forfeit = result.forfeit
     if forfeit is None:
         return ""
     who = "your bot" if forfeit.seat == seat else "the random bot"
-    return f"in seat {seat}, {who} forfeited ({forfeit.reason.value}): {forfeit.detail}"
+    problem = f"in seat {seat}, {who} forfeited ({forfeit.reason.value}): {forfeit.detail}"
+    # The reason is shown to the bot's owner and staff only, so it may quote the bot's stderr.
+    tail = result.stderr[seat].strip()[-STDERR_IN_REASON:] if forfeit.seat == seat else ""
+    return f"{problem}; your bot's stderr ends with:\n{tail}" if tail else problem
 
 
 def _ignore(kind: str, payload: dict[str, Any]) -> None:
