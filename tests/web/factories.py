@@ -15,7 +15,7 @@ from django.utils import timezone
 from bots.models import Bot, BotVersion
 from games.rules import get_game
 from matches.models import Match
-from matches.services import match_event_writer
+from matches.services import match_claim, match_event_writer
 from tournaments.scheduling import tournament_match_settle
 from tournaments.services import (
     tournament_create,
@@ -80,10 +80,7 @@ def play_out(tournament, *, limit: int | None = None) -> int:
 
 def match_play_here(match_id: int, *, rng_seed: int | None = None) -> Match:
     """Play a pending match to its end with random legal actions, logged as the runner does."""
-    now = timezone.now()
-    Match.objects.filter(id=match_id, status=Match.Status.PENDING).update(
-        status=Match.Status.RUNNING, started_at=now
-    )
+    match_claim(match_id=match_id, worker="factory")
     match = Match.objects.get(id=match_id)
     game = get_game(match.game)
     state = game.new_match(match.seed, match.options)
@@ -100,14 +97,7 @@ def match_play_here(match_id: int, *, rng_seed: int | None = None) -> Match:
             writer.emit("decision", {"seat": seat, "action": action, "think_us": 100})
             _emit_shuffles(writer, state, known)
         result = {"winner": state.winner, "scores": state.scores, "reason": "played"}
-        writer.emit("match_finished", result)
-    Match.objects.filter(id=match_id).update(
-        status=Match.Status.FINISHED,
-        winner=state.winner,
-        scores=state.scores,
-        result_reason="played",
-        finished_at=timezone.now(),
-    )
+        writer.emit("match_finished", result)  # finishes the match's row with its last event
     match.refresh_from_db()
     return match
 
