@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics
 from rest_framework.exceptions import NotAuthenticated, PermissionDenied, ValidationError
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -50,17 +50,14 @@ class MatchDetailApi(APIView):
         return Response(MatchAccessSerializer(match, context=context).data)
 
 
-class MatchEventListApi(APIView):
+@extend_schema(parameters=[VIEW_PARAMETER])
+class MatchEventListApi(generics.ListAPIView):
     """The match's event log in order, as the view shows it, paginated (``limit``, ``offset``)."""
 
-    pagination_class = LimitOffsetPagination
+    serializer_class = MatchEventSerializer
 
-    @extend_schema(parameters=[VIEW_PARAMETER], responses=MatchEventSerializer(many=True))
-    def get(self, request: Request, pk: int) -> Response:
-        events = selectors.match_events_visible(access=_access(request, pk))
-        paginator = self.pagination_class()
-        page = paginator.paginate_queryset(events, request, view=self)
-        return paginator.get_paginated_response(MatchEventSerializer(page, many=True).data)
+    def get_queryset(self) -> list[dict]:
+        return selectors.match_events_visible(access=_access(self.request, self.kwargs["pk"]))
 
 
 class MatchStateApi(APIView):
