@@ -165,6 +165,7 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
     "PlayStatusEnum": "tournaments.models.Pairing.Status",
     "MatchStatusEnum": "matches.models.Match.Status",
     "BotVersionStatusEnum": "bots.models.BotVersion.Status",
+    "MatchViewEnum": "matches.visibility.View",
 }
 
 # --- Bot authors (bots/): accounts and tokens, uploads, validation, the sandbox -------------
