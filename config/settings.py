@@ -165,7 +165,7 @@ SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
     "PlayStatusEnum": "tournaments.models.Pairing.Status",
     "MatchStatusEnum": "matches.models.Match.Status",
     "BotVersionStatusEnum": "bots.models.BotVersion.Status",
-    "MatchViewEnum": "matches.visibility.View",
+    "MatchViewEnum": "matches.visibility.VIEW_CHOICES",
 }
 
 # --- Bot authors (bots/): accounts and tokens, uploads, validation, the sandbox -------------

@@ -24,12 +24,12 @@ from .serializers import (
     ReplayStepSerializer,
     SeatStderrSerializer,
 )
-from .visibility import MatchAccess, View, match_access
+from .visibility import VIEW_CHOICES, MatchAccess, match_access
 
 VIEW_PARAMETER = OpenApiParameter(
     "view",
     str,
-    enum=[view.value for view in View],
+    enum=VIEW_CHOICES,
     description="public (anyone; the default), seat0/seat1 (that seat's bot's owner and staff),"
     " full (anyone once no match dealt these cards is in play; staff at any time).",
 )

@@ -7,7 +7,7 @@ from rest_framework import serializers
 from games.events import EventType
 
 from .models import Match
-from .visibility import View, deal_in_play, match_fields
+from .visibility import VIEW_CHOICES, deal_in_play, match_fields
 
 
 class MatchSeatSerializer(serializers.Serializer):
@@ -72,10 +72,10 @@ class MatchSerializer(serializers.ModelSerializer):
 
 class MatchAccessSerializer(MatchSerializer):
     view = serializers.ChoiceField(
-        choices=[view.value for view in View], help_text="The view this response is shown in."
+        choices=VIEW_CHOICES, help_text="The view this response is shown in."
     )
     views = serializers.ListField(
-        child=serializers.ChoiceField(choices=[view.value for view in View]),
+        child=serializers.ChoiceField(choices=VIEW_CHOICES),
         help_text="The views of this match the requester may ask for (`?view=`).",
     )
 
@@ -113,7 +113,7 @@ class ReplayStepSerializer(serializers.Serializer):
         help_text="By seat, the observations the view shows at this step: both once the deal"
         " is out of play (or in the full view), one in a seat's view, none otherwise.",
     )
-    view = serializers.ChoiceField(choices=[view.value for view in View])
+    view = serializers.ChoiceField(choices=VIEW_CHOICES)
 
 
 class SeatStderrSerializer(serializers.Serializer):

@@ -41,6 +41,10 @@ class View(enum.StrEnum):
         return {View.SEAT0: 0, View.SEAT1: 1}.get(self)
 
 
+#: The views' names, as the API's schema lists them.
+VIEW_CHOICES = [view.value for view in View]
+
+
 @dataclass(frozen=True)
 class MatchAccess:
     """The lens a viewer gets on one match, and the views they may ask for."""
