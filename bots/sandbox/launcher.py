@@ -215,7 +215,12 @@ def _bwrap_options(
         options += ["--symlink", target, link]
     options += ["--ro-bind", str(code_dir), BOT_MOUNT]
     options += ["--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
-    options += ["--proc", "/proc", "--dev", "/dev", "--chdir", BOT_MOUNT]
+    options += ["--proc", "/proc", "--dev", "/dev"]
+    # Every filesystem the bot can write is capped: /dev/shm (otherwise a folder of /dev's
+    # tmpfs, as large as the kernel allows) gets its own small tmpfs, and /dev and the root
+    # tmpfs bubblewrap builds are made read-only once populated.
+    options += ["--size", str(limits.tmp_bytes), "--tmpfs", "/dev/shm"]
+    options += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", BOT_MOUNT]
     if filter_fd is not None:
         options += ["--seccomp", str(filter_fd)]
     return tuple(options)

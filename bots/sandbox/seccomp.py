@@ -4,10 +4,11 @@ bubblewrap loads a compiled filter from a file descriptor (``--seccomp FD``) rig
 starts the bot, so no library is needed to install it: this module only writes the bytes.
 The filter is a deny-list (``shared/SANDBOX.md``, "A layered design"): sockets, tracing and
 reading other processes' memory, namespaces and mounts, ``io_uring``, ``bpf``, keyrings,
-kernel modules and clocks answer ``EPERM``; ``clone3`` answers ``ENOSYS`` because its flags
-sit in memory a filter cannot read (libc then falls back to ``clone``, whose namespace flags
-are checked); a foreign architecture or the x32 ABI kills the process. Everything else is
-allowed: the bot's uid, rlimits and namespaces bound what remains.
+kernel modules, clocks and widening the CPU affinity answer ``EPERM``; ``clone3`` answers
+``ENOSYS`` because its flags sit in memory a filter cannot read (libc then falls back to
+``clone``, whose namespace flags are checked); a foreign architecture or the x32 ABI kills
+the process. Everything else is allowed: the bot's uid, rlimits and namespaces bound what
+remains.
 
 Only x86_64 has a syscall table here; elsewhere ``filter_program`` raises and the sandbox
 reports the seccomp layer as missing.
@@ -24,6 +25,8 @@ X86_64_DENIED: dict[str, int] = {
     "socket": 41,
     "socketpair": 53,
     "ptrace": 101,
+    # The runner pins a match to one CPU; a bot may not widen its own affinity.
+    "sched_setaffinity": 203,
     "syslog": 103,
     "uselib": 134,
     "vhangup": 153,

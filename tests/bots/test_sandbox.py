@@ -7,6 +7,7 @@ process left under any sandbox uid.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -194,14 +195,33 @@ def test_another_uploaded_bots_code_cannot_be_read(sandbox, code_store):
     assert_forfeit(result, ForfeitReason.CRASH, "No such file or directory")
 
 
+def test_every_folder_a_bot_can_write_holds_at_most_its_tmpfs_cap(sandbox):
+    result = play_hostile(sandbox, "attacker.py", "fill_every_writable_path")
+
+    assert result.forfeit is not None and result.forfeit.reason == ForfeitReason.ILLEGAL_ACTION
+    action, _ = json.JSONDecoder().raw_decode(result.forfeit.detail)
+    taken = json.loads(action["play"].removeprefix("WROTE "))
+    cap = sandbox.config.limits.tmp_bytes
+    assert taken["/tmp"] > 0, "the private /tmp is writable, up to its cap"
+    assert all(written <= cap for written in taken.values()), taken
+    assert sum(taken.values()) <= 2 * cap, taken
+    assert stray_sandbox_processes() == []
+
+
+def test_a_bot_cannot_widen_its_cpu_affinity(sandbox):
+    result = play_hostile(sandbox, "attacker.py", "widen_cpu_affinity")
+
+    assert_forfeit(result, ForfeitReason.CRASH, "PermissionError")
+
+
 def test_its_own_folder_is_readable_but_read_only(sandbox):
     reading = play_hostile(sandbox, "attacker.py", "read_file", "/bot/attacker.py")
     assert "LEAKED /bot/attacker.py" in reading.forfeit.detail  # that is how it runs
     result = play_hostile(sandbox, "attacker.py", "write_own_code")
     assert_forfeit(result, ForfeitReason.CRASH)
     # Not its owner, and on a read-only mount besides: either refusal is the first met.
-    detail = result.forfeit.detail
-    assert "Permission denied" in detail or "Read-only file system" in detail
+    stderr = result.stderr[0]
+    assert "Permission denied" in stderr or "Read-only file system" in stderr
 
 
 def test_a_double_forked_setsid_child_ignoring_sigterm_does_not_outlive_the_match(sandbox):

@@ -138,6 +138,29 @@ def illegal(observation):
     return {"play": "1X"}
 
 
+def fill_every_writable_path(observation):
+    """Write 1 MiB files (under the per-file limit) into every folder it can, as many as
+    fit, and report how much each folder took: memory pinned in tmpfs outlives the heap."""
+    chunk = b"x" * (1 << 20)
+    taken = {}
+    for folder in ("/", "/dev", "/dev/shm", "/tmp", "/bot", "/proc", "/usr", "/run"):
+        written = 0
+        for n in range(256):
+            try:
+                with open(os.path.join(folder, f"fill-{n}"), "wb") as filler:
+                    filler.write(chunk)
+                written += len(chunk)
+            except OSError:
+                break
+        taken[folder] = written
+    return {"play": "WROTE " + json.dumps(taken, separators=(",", ":"))}
+
+
+def widen_cpu_affinity(observation):
+    os.sched_setaffinity(0, range(os.cpu_count() or 1))
+    return leaked(f"widened its affinity to {sorted(os.sched_getaffinity(0))}")
+
+
 ATTACKS = {name: function for name, function in globals().items() if callable(function)}
 PERSISTENT = {"kill_everyone"}
 
