@@ -48,6 +48,16 @@ class SandboxLimits:
             if not isinstance(value, int) or value <= 0:
                 raise ValueError(f"sandbox limit {name} must be a positive integer, got {value}")
 
+    def memory_bound(self) -> str:
+        """What bounds the memory one bot can pin, layer by layer, for the probe's report."""
+        mib = 1 << 20
+        return (
+            f"at most {self.memory_bytes // mib} MiB of address space (prlimit), plus"
+            f" {self.tmp_bytes // mib} MiB each in its /tmp and /dev/shm (capped tmpfs; every"
+            " other filesystem it sees is read-only), plus pipe buffers (at most"
+            f" {self.open_files} descriptors); no per-slot cgroup is used"
+        )
+
     def prlimit_options(self) -> tuple[str, ...]:
         return (
             f"--cpu={self.cpu_seconds}",

@@ -68,3 +68,17 @@ def test_the_filter_is_packed_as_sock_filter_structs():
 def test_an_architecture_without_a_table_is_unsupported():
     with pytest.raises(SeccompUnsupported, match="aarch64"):
         filter_program("aarch64")
+
+
+def test_the_sandbox_command_says_what_bounds_a_bots_memory(capsys):
+    from django.core.management import call_command
+
+    from bots.sandbox import current_sandbox
+
+    if not current_sandbox().report.safe:
+        pytest.skip("this machine's sandbox is below full")
+    call_command("sandbox")
+
+    out = capsys.readouterr().out
+    assert "memory: at most 512 MiB of address space (prlimit)" in out
+    assert "/tmp and /dev/shm (capped tmpfs" in out
