@@ -10,3 +10,6 @@ os.environ.setdefault("SECRET_KEY", "test-only-secret-key")
 os.environ.setdefault("BAIZE_VAR_DIR", os.path.join(os.getcwd(), "var", "test"))
 # One test database per run, so that runs side by side on one PostgreSQL server don't collide.
 os.environ.setdefault("DATABASE_TEST_NAME", f"test_baize_{os.getpid()}")
+# Sandbox uids of its own, per run: a worker of another instance, or another checkout's test
+# run on this host, plays under other uids, and the suite's uid sweeps never touch theirs.
+os.environ.setdefault("BAIZE_SANDBOX_UID_BASE", str(3_000_000 + (os.getpid() % 4000) * 100))

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..runner import BOT_ENVIRONMENT, LaunchSpec
+from .reach import reachable_code_dir
 from .slots import acquire_slot
 
 if TYPE_CHECKING:
@@ -156,8 +157,9 @@ class SandboxLauncher:
         except OSError:
             slot.release()
             raise
+        code_dir = reachable_code_dir(self.code_dir, config.uid_base)
         argv = self.sandbox.command(
-            slot, self.code_dir, (self.script, *self.args), self.limits, filter_fd=filter_fd
+            slot, code_dir, (self.script, *self.args), self.limits, filter_fd=filter_fd
         )
         return LaunchSpec(
             argv, cwd="/", env=SANDBOX_ENVIRONMENT, pass_fds=(filter_fd,), on_close=slot.release

@@ -27,6 +27,7 @@ from .launcher import (
     SandboxLimits,
     sandbox_argv,
 )
+from .reach import reachable_code_dir
 from .seccomp import SeccompUnsupported, filter_program
 from .slots import NoFreeSlot, Slot, acquire_slot
 
@@ -279,7 +280,12 @@ def _probe_run(
         return None, str(error)
     filter_fd = os.open(config.filter_path, os.O_RDONLY | os.O_CLOEXEC) if use_filter else None
     argv = sandbox.command(
-        slot, code_dir, ("bot.py",), None, filter_fd=filter_fd, namespaces=use_namespaces
+        slot,
+        reachable_code_dir(code_dir, config.uid_base),
+        ("bot.py",),
+        None,
+        filter_fd=filter_fd,
+        namespaces=use_namespaces,
     )
     try:
         run = subprocess.run(

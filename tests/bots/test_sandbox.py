@@ -139,7 +139,7 @@ def test_a_1_gib_file_is_stopped_by_the_file_limits(sandbox):
     result = play_hostile(sandbox, "attacker.py", "write_1_gib_file")
     assert_forfeit(result, ForfeitReason.CRASH)
     # Python ignores SIGXFSZ, so the write fails with EFBIG; a full tmpfs gives ENOSPC.
-    assert "File too large" in result.forfeit.detail or "No space left" in result.forfeit.detail
+    assert "File too large" in result.stderr[0] or "No space left" in result.stderr[0]
 
 
 def test_100_mb_on_stdout_is_a_bad_reply(sandbox):
@@ -285,3 +285,21 @@ def test_sandbox_config_comes_from_settings():
     config = sandbox_config()
     assert config.uid_base == settings.BAIZE_SANDBOX_UID_BASE
     assert config.limits.memory_bytes == settings.BAIZE_SANDBOX_LIMITS["memory_bytes"]
+
+
+def test_another_instances_bot_on_this_host_is_neither_seen_nor_swept(sandbox):
+    import subprocess
+
+    other_uid = 2_000_005  # the default deployment's range; this run has its own
+    assert not sandbox.config.uid_base <= other_uid < sandbox.config.uid_base + 64
+    neighbour = subprocess.Popen(
+        ["setpriv", f"--reuid={other_uid}", f"--regid={other_uid}", "--clear-groups"]
+        + ["/usr/bin/python3", "-c", "import time; time.sleep(60)"]
+    )
+    try:
+        play_hostile(sandbox, "attacker.py", "kill_everyone")
+        assert stray_sandbox_processes() == []
+        assert neighbour.poll() is None, "another instance's bot was swept"
+    finally:
+        neighbour.kill()
+        neighbour.wait()

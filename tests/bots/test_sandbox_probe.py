@@ -7,7 +7,9 @@ import uuid
 
 import pytest
 
+from bots.runner import BUILTIN_MAIN, BotProcess
 from bots.sandbox import SandboxConfig, SandboxLevel, probe_sandbox
+from bots.sandbox.reach import others_can_reach, reachable_code_dir
 from bots.sandbox.seccomp import SeccompUnsupported, filter_instructions, filter_program
 
 
@@ -45,10 +47,31 @@ def test_with_every_layer_the_probe_bot_proves_the_full_level(sandbox, state_dir
 
 
 @pytest.mark.sandbox
-def test_a_state_folder_the_bots_cannot_reach_is_reported(sandbox, tmp_path):
-    probed = probe_sandbox(SandboxConfig(state_dir=tmp_path))  # pytest makes it private
-    assert probed.report.level is SandboxLevel.NONE
-    assert "Permission denied" in probed.report.reason
+def test_a_state_folder_the_bots_cannot_reach_still_gives_the_full_level(sandbox, tmp_path):
+    private = tmp_path / "home"
+    private.mkdir(mode=0o700)  # as root's home on this machine kind
+
+    probed = probe_sandbox(SandboxConfig(state_dir=private / "sandbox"))
+
+    assert probed.report.level is SandboxLevel.FULL, probed.report.reason
+
+
+@pytest.mark.sandbox
+def test_a_bot_in_a_folder_others_cannot_enter_plays_from_a_copy_they_can_read(sandbox, tmp_path):
+    private = tmp_path / "home"
+    code = private / "checkout" / "bot"
+    code.mkdir(parents=True)
+    private.chmod(0o700)
+    (code / "bot.py").write_text(BUILTIN_MAIN.read_text())
+    (code / "strategies").symlink_to(BUILTIN_MAIN.parent / "strategies")
+    launcher = sandbox.launcher(code, script="bot.py", args=("random", "3"))
+
+    with BotProcess(launcher.launch_spec()) as bot:
+        bot.send(b'{"type": "start", "game": "snag", "seat": 0, "options": {}}\n', timeout=5)
+        assert bot.receive(timeout=10) == b'{"type":"ready"}'
+    copy = reachable_code_dir(code, sandbox.config.uid_base)
+    assert copy != code and others_can_reach(copy)
+    assert (copy / "bot.py").read_text() == BUILTIN_MAIN.read_text()
 
 
 def test_every_jump_of_the_filter_lands_inside_it():
