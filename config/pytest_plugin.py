@@ -13,3 +13,4 @@ os.environ.setdefault("DATABASE_TEST_NAME", f"test_baize_{os.getpid()}")
 # Sandbox uids of its own, per run: a worker of another instance, or another checkout's test
 # run on this host, plays under other uids, and the suite's uid sweeps never touch theirs.
 os.environ.setdefault("BAIZE_SANDBOX_UID_BASE", str(3_000_000 + (os.getpid() % 4000) * 100))
+os.environ.setdefault("BAIZE_CACHE", "locmem")  # in-process tests: query counts stay true

@@ -7,6 +7,8 @@ under ``var/``; unset ``CELERY_BROKER_URL`` means tasks run in-process (eager).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -122,6 +124,32 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
 
+
+def _shared_cache(setting: str, broker_url: str) -> dict[str, Any]:
+    """One cache for every web and worker process (throttles count there, so a limit holds
+    for the whole service): ``BAIZE_CACHE`` if given (``locmem``, ``db`` or a redis:// URL);
+    else Redis beside a Redis broker, in the next database number so that clearing the
+    cache never touches the queue; else the database."""
+    if setting == "locmem":
+        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    if setting.startswith("redis://") or (not setting and broker_url.startswith("redis://")):
+        location = setting or _next_redis_database(broker_url)
+        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": location}
+    if setting not in ("", "db"):
+        raise ImproperlyConfigured(f"BAIZE_CACHE must be locmem, db or a redis:// URL: {setting!r}")
+    return {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": CACHE_TABLE}
+
+
+def _next_redis_database(url: str) -> str:
+    parts = urlsplit(url)
+    number = int(parts.path.strip("/") or 0)
+    return urlunsplit(parts._replace(path=f"/{(number + 1) % 16}"))
+
+
+#: The table of the database cache (created by the bots app's migration 0004).
+CACHE_TABLE = "baize_cache"
+CACHES = {"default": _shared_cache(env_str("BAIZE_CACHE", ""), _BROKER_URL)}
+
 #: Seconds a bot may think about one decision before it forfeits.
 BAIZE_DECISION_TIMEOUT = env_float("BAIZE_DECISION_TIMEOUT", 1.0, minimum=0.01)
 #: Seconds a bot has to start and send its first reply.
@@ -174,7 +202,10 @@ REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"] = [
     "rest_framework.authentication.TokenAuthentication",
     "rest_framework.authentication.SessionAuthentication",
 ]
-#: Scoped throttles (DRF rate strings such as "10/hour"), counted in the default cache.
+#: Scoped throttles (DRF rate strings such as "10/hour"), counted in the shared cache.
+#: Proxies in front of the web processes whose X-Forwarded-For is believed. With none (the
+#: default), a client is its connection's address, and a forged header gains nothing.
+REST_FRAMEWORK["NUM_PROXIES"] = env_int("BAIZE_TRUSTED_PROXIES", 0)
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
     "sign_up": env_str("BAIZE_SIGN_UP_RATE", "10/hour"),
     "token": env_str("BAIZE_TOKEN_RATE", "30/hour"),
