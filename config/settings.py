@@ -167,12 +167,15 @@ LOGGING = {
 }
 
 # Tournaments: the periodic tick (django-celery-beat) and the leases of running matches.
+# Recovery (README, "Recovery"): a match whose worker died is replaced within lease + tick;
+# a pending match whose message was lost (Redis restarted, PostgreSQL down when it was
+# taken) is sent again within redispatch + tick. The defaults keep both under three minutes.
 #: Seconds between two ticks: start due tournaments, next rounds, replace dead matches.
 BAIZE_TICK_SECONDS = env_float("BAIZE_TICK_SECONDS", 10.0, minimum=0.5)
 #: Seconds a worker's claim on a running match lasts; its runner renews it every third of that.
-BAIZE_MATCH_LEASE_SECONDS = env_int("BAIZE_MATCH_LEASE_SECONDS", 120, minimum=2)
+BAIZE_MATCH_LEASE_SECONDS = env_int("BAIZE_MATCH_LEASE_SECONDS", 60, minimum=2)
 #: Seconds after which a match still pending is sent again (its message may have died).
-BAIZE_MATCH_REDISPATCH_SECONDS = env_int("BAIZE_MATCH_REDISPATCH_SECONDS", 900, minimum=1)
+BAIZE_MATCH_REDISPATCH_SECONDS = env_int("BAIZE_MATCH_REDISPATCH_SECONDS", 120, minimum=1)
 #: Attempts at one match (a failed one is replaced) before it waits for an organiser.
 BAIZE_MATCH_ATTEMPTS = env_int("BAIZE_MATCH_ATTEMPTS", 3, minimum=1)
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
