@@ -6,7 +6,7 @@ from django.contrib.auth import authenticate
 from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
 
 
@@ -22,7 +22,12 @@ def user_sign_up(*, username: str, password: str, email: str = "") -> tuple[User
     except ValidationError as error:
         raise ValidationError({"password": error.messages}) from None
     user.set_password(password)
-    user.save()
+    try:
+        # Savepoint: two sign-ups with one name at once; the unique username decides.
+        with transaction.atomic():
+            user.save()
+    except IntegrityError:
+        raise ValidationError({"username": "this username is taken"}) from None
     return user, Token.objects.create(user=user)
 
 

@@ -24,6 +24,11 @@ from pathlib import Path, PurePosixPath
 
 ENTRY_POINT = "bot.py"
 _ENCRYPTED_FLAG = 0x1
+#: Bounds on a path inside an uploaded zip: any real bot fits well within them, and the
+#: store's file system (255 bytes a name, a few thousand a path) always can hold them.
+MAX_NAME_BYTES = 255
+MAX_PATH_BYTES = 1024
+MAX_PATH_DEPTH = 32
 
 
 class UploadRejected(ValueError):
@@ -96,6 +101,10 @@ def _read_zip(data: bytes, limits: UploadLimits) -> dict[str, bytes]:
         raise UploadRejected(
             "not_a_zip", "the file is named .zip but is not a zip archive"
         ) from None
+    except UnicodeDecodeError:
+        raise UploadRejected(
+            "not_a_zip", "the zip flags an entry's name as UTF-8, but it is not UTF-8"
+        ) from None
     with archive:
         members = _checked_members(archive.infolist(), limits)
         files = _unpack(archive, members, limits)
@@ -133,7 +142,20 @@ def _checked_members(
         members.append((path, info))
     if declared > limits.max_unpacked_bytes:
         raise _too_large_unpacked(limits)
+    _refuse_path_conflicts(seen)
     return members
+
+
+def _refuse_path_conflicts(paths: set[str]) -> None:
+    """A file cannot also be a folder of another file (``x`` beside ``x/y.py``)."""
+    for path in sorted(paths):
+        parts = path.split("/")
+        for depth in range(1, len(parts)):
+            folder = "/".join(parts[:depth])
+            if folder in paths:
+                raise UploadRejected(
+                    "zip_path_conflict", f"the zip holds {folder!r} both as a file and a folder"
+                )
 
 
 def _safe_path(name: str) -> str:
@@ -148,8 +170,22 @@ def _safe_path(name: str) -> str:
     )
     kept = [part for part in parts if part not in ("", ".")]
     if unsafe or not kept:
-        raise UploadRejected("zip_traversal", f"the zip entry {name!r} points outside its folder")
-    return "/".join(kept)
+        raise UploadRejected(
+            "zip_traversal", f"the zip entry {name[:200]!r} points outside its folder"
+        )
+    path = "/".join(kept)
+    too_long = (
+        len(kept) > MAX_PATH_DEPTH
+        or len(path.encode()) > MAX_PATH_BYTES
+        or any(len(part.encode()) > MAX_NAME_BYTES for part in kept)
+    )
+    if too_long:
+        raise UploadRejected(
+            "zip_path_too_long",
+            f"the zip entry {name[:100]!r}... is too long: at most {MAX_PATH_DEPTH} folders"
+            f" deep, {MAX_NAME_BYTES} bytes a name and {MAX_PATH_BYTES} bytes a path",
+        )
+    return path
 
 
 def _unpack(

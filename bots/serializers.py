@@ -6,6 +6,9 @@ from rest_framework import serializers
 
 from .models import Bot, BotVersion
 
+#: The longest description a bot may have, in characters.
+MAX_DESCRIPTION = 2000
+
 
 class SignUpInputSerializer(serializers.Serializer):
     username = serializers.RegexField(
@@ -29,11 +32,13 @@ class AccountSerializer(serializers.Serializer):
 class BotInputSerializer(serializers.Serializer):
     game = serializers.CharField(max_length=32)
     name = serializers.SlugField(max_length=64)
-    description = serializers.CharField(required=False, allow_blank=True, default="")
+    description = serializers.CharField(
+        required=False, allow_blank=True, default="", max_length=MAX_DESCRIPTION
+    )
 
 
 class BotUpdateInputSerializer(serializers.Serializer):
-    description = serializers.CharField(allow_blank=True)
+    description = serializers.CharField(allow_blank=True, max_length=MAX_DESCRIPTION)
 
 
 class VersionUploadInputSerializer(serializers.Serializer):

@@ -10,6 +10,7 @@ random bot, inside the sandbox; it moves the version from ``pending`` to ``ready
 from __future__ import annotations
 
 import logging
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -68,15 +69,22 @@ def bot_version_upload(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
     """Check, store and record a new version of ``bot``; ``UploadRejected`` changes nothing."""
     code = read_upload(filename, data, upload_limits())
     _refuse_duplicate(bot, code)
-    store_code(code, settings.BAIZE_BOT_CODE_DIR)
-    with transaction.atomic():
-        # Row lock: two uploads at once must not both take the next number.
-        Bot.objects.select_for_update().get(id=bot.id)
-        latest = bot.versions.order_by("-number").values_list("number", flat=True).first()
-        version = BotVersion.objects.create(
-            bot=bot, number=(latest or 0) + 1, content_hash=code.content_hash, size=code.size
-        )
-        transaction.on_commit(lambda: _enqueue_check(version.id))
+    folder = store_code(code, settings.BAIZE_BOT_CODE_DIR)
+    try:
+        with transaction.atomic():
+            # Row lock: two uploads at once must not both take the next number.
+            Bot.objects.select_for_update().get(id=bot.id)
+            latest = bot.versions.order_by("-number").values_list("number", flat=True).first()
+            version = BotVersion.objects.create(
+                bot=bot, number=(latest or 0) + 1, content_hash=code.content_hash, size=code.size
+            )
+            transaction.on_commit(lambda: _enqueue_check(version.id))
+    except IntegrityError:
+        # The same code uploaded twice at once: the unique constraint let one through.
+        if not BotVersion.objects.filter(content_hash=code.content_hash, builtin="").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+        _refuse_duplicate(bot, code)
+        raise
     return version
 
 

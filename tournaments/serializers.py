@@ -6,7 +6,7 @@ from bots.sandbox import sandbox_overrides_check
 
 from .formats import Format
 from .models import DuplicateSet, Entrant, Pairing, Rating, RatingChange, Tournament
-from .services import MAX_TIME_BANK_SECONDS
+from .services import MAX_SWISS_ROUNDS, MAX_TIME_BANK_SECONDS
 
 
 class EntrantSerializer(serializers.ModelSerializer):
@@ -75,7 +75,9 @@ class TournamentCreateSerializer(serializers.Serializer):
     format = serializers.ChoiceField(choices=[f.value for f in Format], default=Format.ROUND_ROBIN)
     options = serializers.DictField(required=False, default=dict)
     sets_per_pair = serializers.IntegerField(min_value=1, max_value=100, default=1)
-    rounds = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
+    rounds = serializers.IntegerField(
+        min_value=1, max_value=MAX_SWISS_ROUNDS, required=False, allow_null=True, default=None
+    )
     decision_timeout = serializers.FloatField(min_value=0.01, max_value=60, default=1.0)
     time_bank_seconds = serializers.FloatField(
         min_value=0,

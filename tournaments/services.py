@@ -52,6 +52,8 @@ CONFIG_FIELDS = (
 )
 #: The longest time bank a tournament may give: an hour of overtime per bot and match.
 MAX_TIME_BANK_SECONDS = 3600.0
+#: More Swiss rounds than any field needs (a round robin's worth of 64 entrants).
+MAX_SWISS_ROUNDS = 64
 _OPEN_FOR_ENTRY = (Status.DRAFT, Status.SCHEDULED)
 
 
@@ -83,6 +85,8 @@ def tournament_config_check(
         raise TournamentError("sets_per_pair must be at least 1")
     if rounds is not None and (Format(format) is not Format.SWISS or rounds < 1):
         raise TournamentError("rounds is set for Swiss tournaments only, and at least 1")
+    if rounds is not None and rounds > MAX_SWISS_ROUNDS:
+        raise TournamentError(f"rounds is at most {MAX_SWISS_ROUNDS}")
     if not decision_timeout > 0:
         raise TournamentError("decision_timeout must be positive")
     if not 0 <= time_bank_seconds <= MAX_TIME_BANK_SECONDS:
