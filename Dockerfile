@@ -1,15 +1,24 @@
-FROM python:3.11-slim
+# One image for web, worker and beat. It runs as the unprivileged user baize; only the
+# worker runs as root (docker-compose.yml), because the sandbox of uploaded bots switches
+# each bot to a uid of its own (setpriv), which only root may do.
+FROM python:3.11-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
+# The sandbox's layers (manage.py sandbox): bubblewrap for the namespaces, util-linux for
+# setpriv and prlimit, and Debian's own /usr/bin/python3, which the bots run with.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends bubblewrap util-linux python3 \
+    && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY config ./config
 COPY games ./games
 COPY bots ./bots
+COPY matches ./matches
 COPY tournaments ./tournaments
 COPY web ./web
 COPY manage.py ./
 RUN pip install --no-cache-dir '.[deploy]'
-RUN useradd --create-home baize && mkdir -p /app/var && chown baize /app/var
+RUN useradd --create-home baize && mkdir -p /app/var/bots && chown -R baize /app/var
 USER baize
 EXPOSE 8000
 CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3"]

@@ -49,3 +49,33 @@ def test_the_image_is_built_from_the_projects_dockerfile():
     assert services["web"]["build"] == "."
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert "pip install" in dockerfile and "USER baize" in dockerfile
+
+
+def test_the_image_carries_every_app_and_what_the_sandbox_needs():
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    packages = [p.name for p in ROOT.iterdir() if (p / "apps.py").exists() or p.name == "config"]
+    for package in packages:
+        assert f"COPY {package} ./{package}" in dockerfile, f"the image lacks {package}/"
+    for needed in ("bubblewrap", "util-linux", "python3"):
+        assert needed in dockerfile.split("apt-get install", 1)[1].split("&&", 1)[0]
+
+
+def test_only_the_worker_gets_the_privileges_the_sandbox_probe_requires():
+    worker = services["worker"]
+    assert worker["user"] == "root"
+    assert set(worker["security_opt"]) == {
+        "seccomp=unconfined",
+        "apparmor=unconfined",
+        "systempaths=unconfined",
+    }
+    for name, service in services.items():
+        assert not service.get("privileged"), f"{name} is privileged"
+        assert not service.get("cap_add"), f"{name} adds capabilities"
+    for name in ("web", "beat"):
+        assert "user" not in services[name] and "security_opt" not in services[name]
+
+
+def test_uploads_stored_by_the_web_app_reach_the_worker():
+    code = "bot-code:/app/var/bots"
+    assert code in services["web"]["volumes"] and code in services["worker"]["volumes"]
+    assert "bot-code" in compose["volumes"]
