@@ -303,3 +303,36 @@ def test_another_instances_bot_on_this_host_is_neither_seen_nor_swept(sandbox):
     finally:
         neighbour.kill()
         neighbour.wait()
+
+
+def _memory_in_use() -> int | None:
+    """Bytes charged to this process's memory cgroup (the host's accounting), if readable."""
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        if "memory" in controllers.split(","):
+            usage = Path(f"/sys/fs/cgroup/memory{path}/memory.usage_in_bytes")
+            return int(usage.read_text()) if usage.exists() else None
+    usage = Path("/sys/fs/cgroup/memory.current")
+    return int(usage.read_text()) if usage.exists() else None
+
+
+def test_a_bot_filling_every_writable_folder_pins_no_more_than_its_limits(sandbox):
+    before = _memory_in_use()
+    if before is None:
+        pytest.skip("this host shows no memory accounting to measure with")
+    launcher = sandbox.launcher(HOSTILE, script="attacker.py", args=("fill_every_writable_path",))
+    game = get_game("snag")
+    observation = game.observation(game.new_match(2, {"target": 1}), 0)
+    with BotProcess(launcher.launch_spec()) as bot:
+        bot.send(b'{"type": "start", "game": "snag", "seat": 0, "options": {}}\n', timeout=5)
+        bot.receive(timeout=10)
+        request = json.dumps({"type": "decide", "request": 1, "observation": observation})
+        reply, _ = bot.request(request.encode() + b"\n", timeout=30)
+        # The bot is alive and its files are in place: what it pins, the host now carries.
+        grown = _memory_in_use() - before
+
+    limits = sandbox.config.limits
+    assert json.loads(reply)["action"]["play"].startswith("WROTE ")
+    # Two capped tmpfs (/tmp, /dev/shm) and an interpreter's heap; far below the
+    # 1 GiB the same bot pinned before every other folder was read-only.
+    assert grown < 2 * limits.tmp_bytes + (64 << 20), f"the host's memory grew {grown >> 20} MiB"
