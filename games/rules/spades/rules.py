@@ -10,10 +10,11 @@ starting bidder first; she leads the first trick. Spades may not be led until a 
 been played to an earlier trick, unless the leader holds only spades. A made bid scores 10 a
 trick bid and 1 a trick over; a set loses 10 a trick bid.
 
-Baize's own decision (RULINGS and seed silent, see ``docs/rules/spades.md``): the match also
-ends when a score falls below minus the limit, so that a match between players who keep
-going set still ends. After each hand, once a score is above ``limit`` or below ``-limit``,
-the higher score wins; equal scores play another hand.
+After each hand, once a score is above ``limit`` (strictly) the higher score wins; equal
+scores play another hand; a negative score never ends the match. The hand cap of the
+rulings (option ``max_hands``, a platform rule so that set-prone players still finish): once
+that many hands are scored with no winner, the higher score wins and equal scores go to
+seat 1; it is checked after the limit.
 """
 
 from __future__ import annotations
@@ -116,7 +117,7 @@ class SpadesState(State):
 class Spades(Game):
     id = "spades"
     name = "Two-handed Spades"
-    rules_version = "1"
+    rules_version = "2"
     deck = FULL_DECK
     options = (
         choice_option(
@@ -128,7 +129,14 @@ class Spades(Game):
         int_option(
             "limit",
             300,
-            "After a hand, a score above this (or below minus this) ends the match; higher wins.",
+            "After a hand, a score above this ends the match; the higher score wins.",
+            minimum=1,
+            maximum=10_000,
+        ),
+        int_option(
+            "max_hands",
+            100,
+            "After this many hands with no winner, the higher score wins (equal: seat 1).",
             minimum=1,
             maximum=10_000,
         ),
@@ -236,13 +244,17 @@ class Spades(Game):
 
     def _check_match(self, state: SpadesState) -> None:
         first, second = state._scores
-        limit = state.options["limit"]
-        out_of_range = max(first, second) > limit or min(first, second) < -limit
-        if out_of_range and first != second:
-            state.winner = 0 if first > second else 1
-            state.phase, state.to_play = OVER, None
+        if max(first, second) > state.options["limit"] and first != second:
+            self._end(state, 0 if first > second else 1)
+        elif state.deal_number >= state.options["max_hands"]:
+            # The hand cap: equal scores go to seat 1 (in a duplicate set each bot has it once).
+            self._end(state, 0 if first > second else 1)
         else:
             self._deal(state)
+
+    def _end(self, state: SpadesState, winner: int) -> None:
+        state.winner = winner
+        state.phase, state.to_play = OVER, None
 
     def _view(self, state: SpadesState, seat: int) -> dict[str, Any]:
         return spades_view(state, seat)

@@ -163,14 +163,36 @@ def test_a_score_above_the_limit_wins_the_match():
     assert spades.observation(state, 0)["phase"] == "over"
 
 
-def test_a_score_below_minus_the_limit_ends_the_match_and_the_higher_score_wins():
+def test_a_score_below_minus_the_limit_does_not_end_the_match():
     state = four_and_nine(10, 9, limit=95)
-    assert state.scores == [-100, 90] and state.winner == 1
+    assert state.scores == [-100, 90] and state.winner is None and state.deal_number == 2
 
 
-def test_equal_scores_past_the_limit_play_another_hand():
-    state = four_and_nine(10, 10, limit=50)
-    assert state.scores == [-100, -100] and state.winner is None and state.to_play == 1
+def test_equal_scores_below_the_cap_play_another_hand():
+    state = four_and_nine(13, 13, limit=50)
+    assert state.scores == [-130, -130] and state.winner is None and state.to_play == 1
+
+
+def test_at_the_hand_cap_the_higher_score_wins():
+    state = four_and_nine(10, 9, max_hands=1)
+    assert state.scores == [-100, 90] and state.winner == 1 and state.to_play is None
+
+
+def test_at_the_hand_cap_equal_scores_go_to_seat_1():
+    state = four_and_nine(10, 10, max_hands=1)
+    assert state.scores == [-100, -100] and state.winner == 1
+
+
+def test_the_hand_cap_is_checked_after_the_limit():
+    # Seat 0 crosses the limit in the capped hand with the higher score: the limit rule
+    # and the cap agree on seat 0; seat 1 would take the cap only on equal scores.
+    state = four_and_nine(4, 10, limit=30, max_hands=1)
+    assert state.scores == [40, -100] and state.winner == 0
+
+
+def test_below_the_cap_a_match_goes_on_to_the_next_hand():
+    state = four_and_nine(10, 9, max_hands=2)
+    assert state.winner is None and state.deal_number == 2
 
 
 SELECTION_ORDER = stacked_order("AS", "KS", "2C", "AH")
