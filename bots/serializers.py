@@ -82,7 +82,9 @@ class BotSerializer(serializers.ModelSerializer):
         fields = ["id", "game", "name", "owner", "description", "created_at", "latest_version"]
 
     def get_latest_version(self, bot: Bot) -> int | None:
-        numbers = [version.number for version in bot.versions.all()]
+        """The number of the bot's latest version ready to play (a rejected one is not)."""
+        ready = BotVersion.Status.READY
+        numbers = [version.number for version in bot.versions.all() if version.status == ready]
         return max(numbers, default=None)
 
 

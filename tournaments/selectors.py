@@ -168,6 +168,7 @@ def tournament_standings(*, tournament: Tournament) -> StandingsTable:
         paired,
         tie_breaks=tie_breaks,
         byes=list(byes),
+        bye_points=float(tournament.sets_per_pair),
         places=places,
     )
     by_id = {entrant.pk: entrant for entrant in entrants}

@@ -1,7 +1,8 @@
 """Standings from duplicate-set results, with named tie-breaks (pure; no Django).
 
 A set counts 1 point to its winner and 1/2 to each side of a drawn set (``duplicate``); a
-Swiss bye counts as a set won. Entrants are ranked by, in order:
+Swiss bye counts as a pairing won: ``bye_points``, the tournament's sets per pairing, so the
+entrant who sits out does not fall behind those who play. Entrants are ranked by, in order:
 
 1. **place** (elimination brackets only): how far the entrant got; still in beats out;
 2. **score**: set points;
@@ -103,6 +104,7 @@ def standings(
     *,
     tie_breaks: Sequence[TieBreak],
     byes: Iterable[Hashable] = (),
+    bye_points: float = 1.0,
     places: Mapping[Hashable, int | None] | None = None,
 ) -> list[StandingRow]:
     """One row per entrant, best first, ``rank`` counting from 1; ``entrants`` in seed order."""
@@ -111,7 +113,7 @@ def standings(
         _record_set(rows, paired)
     for entrant in byes:
         rows[entrant].byes += 1
-        rows[entrant].score += 1.0
+        rows[entrant].score += bye_points
     for row in rows.values():
         row.place = (places or {}).get(row.entrant)
         row.buchholz = sum(rows[opponent].score for opponent, _ in row.opponents)

@@ -315,3 +315,14 @@ def test_the_sandbox_level_is_public_and_its_layers_are_for_staff(db, sandbox):
     assert public == {"level": "full", "safe": True, "reason": ""}
     staff = User.objects.create_user("root", password=PASSWORD, is_staff=True)
     assert client_for(staff).get("/api/sandbox/").json()["layers"]["seccomp"] == "ok"
+
+
+def test_a_bots_latest_version_is_its_latest_ready_one(alices_bot):
+    for number, status in ((1, "ready"), (2, "rejected"), (3, "pending")):
+        BotVersion.objects.create(
+            bot=alices_bot, number=number, content_hash=f"{number:064x}", status=status
+        )
+
+    body = client_for(None).get(f"/api/bots/{alices_bot.pk}/").json()
+
+    assert body["latest_version"] == 1

@@ -54,3 +54,19 @@ def test_an_unknown_bot_or_option_is_a_clear_error():
         play("snag", "random", "random", "--option", "target")
     with pytest.raises(CommandError, match="no such bot file"):
         play("snag", "missing.py", "random")
+
+
+def test_play_with_the_sandbox_below_full_says_why_and_stops(monkeypatch, tmp_path):
+    from django.core.management import CommandError, call_command
+
+    from bots.sandbox import SandboxConfig, SandboxLevel
+    from bots.sandbox.probe import Sandbox, SandboxReport
+
+    report = SandboxReport(SandboxLevel.LIMITS, {"namespaces": "bwrap not found"})
+    unsafe = Sandbox(SandboxConfig(state_dir=tmp_path), report)
+    monkeypatch.setattr("bots.sandbox.current_sandbox", lambda: unsafe)
+    bot = tmp_path / "bot.py"
+    bot.write_text("print('never run')\n")
+
+    with pytest.raises(CommandError, match="--sandbox cannot run here: .*bwrap not found"):
+        call_command("play", "snag", str(bot), "random", "--sandbox")

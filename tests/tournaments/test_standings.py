@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import pytest
+
 from tournaments.duplicate import SetResult
 from tournaments.formats import Format
 from tournaments.standings import TIE_BREAKS, PairedSet, TieBreak, standings
@@ -104,3 +106,25 @@ def test_the_place_in_a_bracket_comes_before_the_score():
     places = {"a": 2, "b": 3, "c": None, "d": 4}
     tie_breaks = TIE_BREAKS[Format.SINGLE_ELIMINATION]
     assert ranking(list("abcd"), sets, tie_breaks=tie_breaks, places=places) == list("cabd")
+
+
+@pytest.mark.parametrize("sets_per_pair", [1, 2, 3])
+def test_a_swiss_bye_is_worth_a_won_pairing(sets_per_pair):
+    won = SetResult(2, 0, 30, 10)
+    sets = [PairedSet("a", "b", won) for _ in range(sets_per_pair)]
+
+    rows = {
+        row.entrant: row
+        for row in standings(
+            ["a", "b", "c"],
+            sets,
+            tie_breaks=[TieBreak.BUCHHOLZ],
+            byes=["c"],
+            bye_points=sets_per_pair,
+        )
+    }
+
+    assert rows["c"].score == rows["a"].score == sets_per_pair
+    assert rows["c"].byes == 1 and rows["c"].played == 0
+    # A bye adds nothing to Buchholz: there was no opponent.
+    assert rows["c"].buchholz == 0

@@ -71,7 +71,10 @@ class Command(BaseCommand):
             if sandboxed:
                 from bots.sandbox import current_sandbox
 
-                return current_sandbox().launcher(path.resolve().parent, script=path.name)
+                sandbox = current_sandbox()
+                if not sandbox.report.safe:
+                    raise CommandError(f"--sandbox cannot run here: {sandbox.report.reason}")
+                return sandbox.launcher(path.resolve().parent, script=path.name)
             return ScriptLauncher(path)
         strategy = builtin_strategy_names(game_id).get(spec, spec)
         try:
