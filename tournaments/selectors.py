@@ -6,6 +6,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.db.models import Count, F, Q, QuerySet
 
@@ -253,8 +254,34 @@ def tournament_rounds(*, tournament: Tournament) -> QuerySet:
 
 def tournament_pairings(*, tournament: Tournament) -> QuerySet[Pairing]:
     return tournament.pairings.select_related(
-        "first__version__bot", "second__version__bot", "winner__version__bot"
+        "tournament", "first__version__bot", "second__version__bot", "winner__version__bot"
     ).prefetch_related("sets")
+
+
+def pairing_result(*, pairing: Pairing) -> dict[str, Any]:
+    """Set points of both entrants so far (its ``sets`` prefetched), whether the pairing is
+    decided, and its winner: the bracket's decision, else whoever leads once every set the
+    pairing plays is over (None for a draw)."""
+    finished = [s for s in pairing.sets.all() if s.status == DuplicateSet.Status.FINISHED]
+    points = [
+        SetResult(s.first_wins, s.second_wins, s.first_points, s.second_points).set_points()
+        for s in finished
+    ]
+    first, second = sum(p[0] for p in points), sum(p[1] for p in points)
+    decided = pairing.status == Pairing.Status.FINISHED or (
+        pairing.second_id is not None
+        and len(finished) == len(pairing.sets.all()) >= pairing.tournament.sets_per_pair
+    )
+    winner = pairing.winner_id
+    if winner is None and decided and pairing.second_id is not None and first != second:
+        winner = pairing.first_id if first > second else pairing.second_id
+    return {
+        "first": first,
+        "second": second,
+        "sets_finished": len(finished),
+        "decided": decided,
+        "winner": winner,
+    }
 
 
 def tournament_progress_counts(*, tournament: Tournament) -> dict[str, int]:

@@ -1,11 +1,14 @@
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 from bots.sandbox import sandbox_overrides_check
 
 from .formats import Format
 from .models import DuplicateSet, Entrant, Pairing, Rating, RatingChange, Tournament
+from .selectors import pairing_result
 from .services import MAX_SWISS_ROUNDS, MAX_TIME_BANK_SECONDS
 
 
@@ -125,6 +128,12 @@ class EntrantBriefSerializer(serializers.Serializer):
 
 
 class DuplicateSetSerializer(serializers.ModelSerializer):
+    """A set; its deal seed only once both its matches are over (matches.visibility)."""
+
+    seed = serializers.SerializerMethodField(
+        help_text="The deal seed of the set: null while its matches are being played."
+    )
+
     class Meta:
         model = DuplicateSet
         fields = [
@@ -139,11 +148,25 @@ class DuplicateSetSerializer(serializers.ModelSerializer):
             "finished_at",
         ]
 
+    def get_seed(self, duplicate_set: DuplicateSet) -> int | None:
+        finished = duplicate_set.status == DuplicateSet.Status.FINISHED
+        return duplicate_set.seed if finished else None
+
+
+class PairingResultSerializer(serializers.Serializer):
+    first = serializers.FloatField(help_text="Set points of the first entrant so far.")
+    second = serializers.FloatField(help_text="Set points of the second entrant so far.")
+    sets_finished = serializers.IntegerField()
+    decided = serializers.BooleanField(help_text="Every set the pairing plays is over.")
+
 
 class PairingSerializer(serializers.ModelSerializer):
     first = EntrantBriefSerializer()
     second = EntrantBriefSerializer(allow_null=True, help_text="Null: a bye.")
-    winner = serializers.IntegerField(source="winner_id", allow_null=True)
+    winner = serializers.SerializerMethodField(
+        help_text="The winning entrant once the pairing is decided; null before, or if drawn."
+    )
+    result = serializers.SerializerMethodField()
     sets = DuplicateSetSerializer(many=True)
 
     class Meta:
@@ -158,10 +181,17 @@ class PairingSerializer(serializers.ModelSerializer):
             "first",
             "second",
             "winner",
+            "result",
             "sets",
             "created_at",
             "finished_at",
         ]
+
+    def get_result(self, pairing: Pairing) -> dict[str, Any]:
+        return PairingResultSerializer(pairing_result(pairing=pairing)).data
+
+    def get_winner(self, pairing: Pairing) -> int | None:
+        return pairing_result(pairing=pairing)["winner"]
 
 
 class RoundSerializer(serializers.Serializer):

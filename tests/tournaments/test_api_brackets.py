@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from .conftest import decide_all, start, strategy_bots, tournament_with
+from .conftest import decide_all, play_all, start, strategy_bots, tournament_with
 
 pytestmark = pytest.mark.django_db
 
@@ -74,3 +74,25 @@ def test_elimination_standings_rank_by_place_first(api, double_elimination):
     assert [row["place"] for row in rows] == [1, 2, 3, 4, 5, 5]
     assert [row["seed"] for row in rows][:4] == [1, 2, 3, 4]
     assert rows[0]["tie_breaks"] == ["points_difference", "points_for"]
+
+
+def test_a_pairing_shows_its_result_and_winner_once_decided_and_no_set_seed_before():
+    tournament = start(tournament_with(strategy_bots(2), sets_per_pair=2))
+    api = APIClient()
+    url = f"/api/tournaments/{tournament.pk}/pairings/"
+
+    [playing] = api.get(url).json()["results"]
+    assert all(duplicate_set["seed"] is None for duplicate_set in playing["sets"])
+    assert playing["winner"] is None and playing["result"]["decided"] is False
+
+    play_all(tournament)
+    [decided] = api.get(url).json()["results"]
+
+    result = decided["result"]
+    assert result["decided"] is True and result["sets_finished"] == 2
+    assert all(duplicate_set["seed"] is not None for duplicate_set in decided["sets"])
+    if result["first"] != result["second"]:
+        leader = decided["first"] if result["first"] > result["second"] else decided["second"]
+        assert decided["winner"] == leader["id"]
+    else:
+        assert decided["winner"] is None
