@@ -133,8 +133,8 @@ class TournamentScheduleApi(APIView):
         if not services.tournament_schedule(
             tournament=tournament, starts_at=given.validated_data["starts_at"]
         ):
-            raise ValidationError(
-                {"status": f"a {tournament.status} tournament cannot be scheduled"}
+            raise services.TournamentConflict(
+                f"a {tournament.status} tournament cannot be scheduled", field="status"
             )
         tournament.refresh_from_db()
         return Response(TournamentSerializer(tournament).data)
@@ -150,8 +150,8 @@ class TournamentCancelApi(APIView):
         given.is_valid(raise_exception=True)
         reason = given.validated_data["reason"]
         if not services.tournament_cancel(tournament=tournament, reason=reason, user=request.user):
-            raise ValidationError(
-                {"status": f"a {tournament.status} tournament cannot be cancelled"}
+            raise services.TournamentConflict(
+                f"a {tournament.status} tournament cannot be cancelled", field="status"
             )
         tournament.refresh_from_db()
         return Response(TournamentSerializer(tournament).data)
@@ -180,7 +180,8 @@ class TournamentEntrantListApi(generics.ListAPIView):
         try:
             entrant = services.tournament_enter(tournament=tournament, version=version)
         except services.TournamentError as error:
-            raise ValidationError({"version": str(error)}) from None
+            error.field = error.field or "version"
+            raise
         return Response(EntrantSerializer(entrant).data, status=status.HTTP_201_CREATED)
 
 

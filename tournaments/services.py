@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from bots.models import BotVersion
 from bots.sandbox import sandbox_overrides_check
+from games.errors import DomainError
 from games.rules import get_game
 from matches.models import Match
 from matches.services import matches_fail_pending
@@ -57,8 +58,16 @@ MAX_SWISS_ROUNDS = 64
 _OPEN_FOR_ENTRY = (Status.DRAFT, Status.SCHEDULED)
 
 
-class TournamentError(ValueError):
-    """A tournament request that cannot be carried out; the message says why."""
+class TournamentError(DomainError, ValueError):
+    """A tournament request that cannot be carried out; the message says why (400)."""
+
+
+class TournamentConflict(TournamentError):
+    """A request the tournament's present state refuses (409): entries closed, entered
+    twice, not in a state that can be scheduled or cancelled."""
+
+    code = "conflict"
+    status = 409
 
 
 def tournament_config_check(
@@ -193,13 +202,13 @@ def tournament_enter(*, tournament: Tournament, version: BotVersion) -> Entrant:
                 entrant_count=F("entrant_count") + 1
             )
             if opened != 1:
-                raise TournamentError(f"{tournament} has started; entries are closed")
+                raise TournamentConflict(f"{tournament} has started; entries are closed")
             position = Tournament.objects.values_list("entrant_count", flat=True).get(
                 id=tournament.pk
             )
             return Entrant.objects.create(tournament=tournament, version=version, position=position)
     except IntegrityError:
-        raise TournamentError(f"{version} has already entered {tournament}") from None
+        raise TournamentConflict(f"{version} has already entered {tournament}") from None
 
 
 def tournament_withdraw(*, entrant: Entrant) -> None:
@@ -210,7 +219,7 @@ def tournament_withdraw(*, entrant: Entrant) -> None:
             id=entrant.tournament_id, status__in=_OPEN_FOR_ENTRY
         ).update(entrant_count=F("entrant_count"))
         if still_open != 1:
-            raise TournamentError("the tournament has started; its entrants are fixed")
+            raise TournamentConflict("the tournament has started; its entrants are fixed")
         entrant.delete()
 
 

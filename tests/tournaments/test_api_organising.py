@@ -82,7 +82,7 @@ def test_a_bot_owner_enters_their_own_bot_and_not_someone_elses(organiser):
     assert client(owner).post(url, {"version": theirs.pk}, format="json").status_code == 403
     assert client().post(url, {"version": mine.pk}, format="json").status_code in (401, 403)
     again = client(owner).post(url, {"version": mine.pk}, format="json")
-    assert again.status_code == 400 and "already entered" in again.json()["detail"]["version"]
+    assert again.status_code == 409 and "already entered" in again.json()["detail"]["version"]
     assert Entrant.objects.count() == 1
 
 
@@ -116,10 +116,10 @@ def test_an_organiser_schedules_and_cancels_with_a_reason(organiser):
         cancelled.json()["status"] == "cancelled" and cancelled.json()["status_reason"] == "no bots"
     )
     again = client(organiser).post(f"{base}/cancel/", {"reason": "again"}, format="json")
-    assert again.status_code == 400
+    assert again.status_code == 409
     assert (
         client(organiser)
         .post(f"{base}/schedule/", {"starts_at": "2031-01-01T00:00:00Z"}, format="json")
         .status_code
-        == 400
+        == 409
     )
