@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from games.events import EventType
-from games.replay import Position, ReplayError, replay
+from games.replay import FailureKind, Position, ReplayError, ReplayFailure, chain_failures
 from games.rules import Game, IllegalAction, State, get_game
 from games.rules.cards import is_card
 
@@ -56,9 +56,15 @@ class Lens:
 
 def visible_events(records: Sequence[Sequence[Any]], lens: Lens) -> list[dict[str, Any]]:
     """Each event of ``records`` (``seq, type, payload, hash``) as ``lens`` shows it."""
+    return list(iter_visible_events(records, lens))
+
+
+def iter_visible_events(records: Sequence[Sequence[Any]], lens: Lens) -> Iterator[dict[str, Any]]:
+    """``visible_events``, one at a time: a caller that needs the start of a log only
+    folds that far."""
     if not lens.deal_in_play:
-        return [_open_event(record, lens) for record in records]
-    return list(_sealed_events(records, lens))
+        return (_open_event(record, lens) for record in records)
+    return _sealed_events(records, lens)
 
 
 def _open_event(record: Sequence[Any], lens: Lens) -> dict[str, Any]:
@@ -196,41 +202,55 @@ class _ViewFold:
 def visible_steps(records: Sequence[Sequence[Any]], lens: Lens) -> Iterator[dict[str, Any]]:
     """The position after each number of decisions (0 to all), as ``lens`` shows it.
 
-    One fold for the whole log. ``ReplayError`` if the log does not replay.
+    Lazy, one fold for the whole log: a caller asking for step ``n`` folds ``n`` decisions.
+    ``ReplayError`` if the chain is broken, the rules version differs, or a decision does
+    not apply (then at the step it fails).
     """
-    result = replay(records)
-    if result.failures:
-        raise ReplayError(result.failures)
-    decisions = [
+    failures = chain_failures(records)
+    if failures:
+        raise ReplayError(failures)
+    steps = sum(1 for record in records if record[1] == EventType.DECISION)
+    decisions = (
         event["payload"]
-        for event in visible_events(records, lens)
+        for event in iter_visible_events(records, lens)
         if event["type"] == EventType.DECISION
-    ]
+    )
+    last_decision = None
     for step, position in enumerate(positions(records)):
+        if step:
+            last_decision = next(decisions)
         state = position.state
         yield {
             "step": step,
-            "steps": len(decisions),
+            "steps": steps,
             "to_play": state.to_play,
             "scores": state.scores,
             "winner": state.winner,
-            "last_decision": decisions[step - 1] if step else None,
+            "last_decision": last_decision,
             "public": position.public,
             "observations": visible_observations(position, lens) or None,
         }
 
 
 def positions(records: Sequence[Sequence[Any]]) -> Iterator[Position]:
-    """The position at the start and after each decision of a log that replays."""
-    start = records[0][2]
+    """The position at the start and after each decision of the log, folded lazily."""
+    seq, _, start, *_ = records[0]
     game = get_game(start["game"])
+    if start["rules_version"] != game.rules_version:
+        message = f"the log was written under {game.id} rules version {start['rules_version']!r}"
+        raise ReplayError([ReplayFailure(seq, FailureKind.RULES_VERSION, message)])
     orders = [p["order"] for _, kind, p, *_ in records if kind == EventType.SHUFFLE]
     state = game.new_match(start["seed"], {**start["options"], "decks": orders})
-    decisions = [p["action"] for _, kind, p, *_ in records if kind == EventType.DECISION]
+    decisions = [(r[0], r[2]["action"]) for r in records if r[1] == EventType.DECISION]
     for step in range(len(decisions) + 1):
         yield Position(step, state, [game.observation(state, seat) for seat in (0, 1)])
         if step < len(decisions):
-            state = game.apply(state, decisions[step])
+            seq, action = decisions[step]
+            try:
+                state = game.apply(state, action)
+            except IllegalAction as error:
+                failure = ReplayFailure(seq, FailureKind.DECISION, f"an illegal decision: {error}")
+                raise ReplayError([failure]) from None
 
 
 def visible_observations(position: Position, lens: Lens) -> dict[str, Any]:

@@ -113,35 +113,41 @@ def match_step_visible(*, access: MatchAccess, step: int) -> dict[str, Any]:
             f"match {access.match.pk} is over, but a match dealt the same cards is still being"
             " played: its moves are shown once that match finishes"
         )
-    steps = _visible_steps(access.match, access.lens)
-    if step >= len(steps):
-        raise DomainError(
-            f"the log holds {len(steps) - 1} decisions; step {step} is past its end", field="step"
-        )
-    return {**steps[step], "view": access.view.value}
+    body = _visible_step(access.match, access.lens, step)
+    return {**body, "view": access.view.value}
 
 
-#: Every step of the last few (match, log end, lens) asked for: a viewer stepping through a
-#: match costs one fold, not one per step. A new event changes the log's end, so a running
-#: match is folded again only when it has moved on.
+#: The steps folded so far of the last few (match, log end, lens) asked for, with the fold
+#: that goes on from there: a viewer stepping through a match costs one fold, not one per
+#: step. A new event changes the log's end, so a running match is folded afresh as far as
+#: asked once it has moved on.
 _STEPS_KEPT = 16
-_steps_kept: OrderedDict[tuple, tuple[dict[str, Any], ...]] = OrderedDict()
+_steps_kept: OrderedDict[tuple, tuple[list[dict[str, Any]], Iterator[dict[str, Any]]]] = (
+    OrderedDict()
+)
 
 
-def _visible_steps(match: Match, lens: Lens) -> tuple[dict[str, Any], ...]:
+def _visible_step(match: Match, lens: Lens, step: int) -> dict[str, Any]:
     end = match.events.order_by("-seq").values_list("seq", "hash").first()
     if end is None:
         # A pending match has no position yet, not even step 0.
         raise DomainError("the match has not started: its log is empty", field="log")
     key = (match.pk, *end, lens)
-    steps = _steps_kept.get(key)
-    if steps is None:
-        try:
-            steps = tuple(visible_steps(match_event_records(match=match), lens))
-        except ReplayError as error:
-            raise DomainError(f"the stored log does not replay: {error}", field="log") from None
-        _steps_kept[key] = steps
+    if key not in _steps_kept:
+        _steps_kept[key] = ([], visible_steps(match_event_records(match=match), lens))
         while len(_steps_kept) > _STEPS_KEPT:
             _steps_kept.popitem(last=False)
     _steps_kept.move_to_end(key)
-    return steps
+    done, rest = _steps_kept[key]
+    try:
+        while len(done) <= step:
+            done.append(next(rest))
+    except StopIteration:
+        steps = done[-1]["steps"] if done else 0
+        raise DomainError(
+            f"the log holds {steps} decisions; step {step} is past its end", field="step"
+        ) from None
+    except ReplayError as error:
+        del _steps_kept[key]
+        raise DomainError(f"the stored log does not replay: {error}", field="log") from None
+    return done[step]

@@ -121,9 +121,9 @@ def test_stepping_through_a_whole_match_folds_its_log_once(api, match, monkeypat
 
     selectors._steps_kept.clear()
     folds = []
-    real_replay = redaction.replay
+    real_positions = redaction.positions
     monkeypatch.setattr(
-        redaction, "replay", lambda records: folds.append(1) or real_replay(records)
+        redaction, "positions", lambda records: folds.append(1) or real_positions(records)
     )
     steps = api.get(f"/api/matches/{match.pk}/state/").json()["steps"]
 
