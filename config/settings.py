@@ -115,6 +115,12 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Baize API",
     "DESCRIPTION": "Bots for two-player trick-taking card games, played in tournaments.",
     "VERSION": "0.1.0",
+    # Request bodies get their own components: a file field is then a binary string.
+    "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.schema.add_errors_and_anonymous_access",
+    ],
 }
 
 _BROKER_URL = env_str("CELERY_BROKER_URL", "")

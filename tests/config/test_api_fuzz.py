@@ -57,3 +57,20 @@ def _fuzz(operation, headers: dict[str, str]) -> None:
         )
 
     no_server_error()
+
+
+def test_the_schema_says_uploads_are_binary_errors_have_one_shape_and_who_may_call(client):
+    schema = client.get("/api/schema/?format=json").json()
+    paths = schema["paths"]
+
+    upload = schema["components"]["schemas"]["VersionUploadInputRequest"]["properties"]["file"]
+    assert upload["format"] == "binary"
+    for operations in paths.values():
+        for operation in operations.values():
+            error = operation["responses"]["4XX"]["content"]["application/json"]["schema"]
+            assert error == {"$ref": "#/components/schemas/Error"}
+    assert {} in paths["/api/games/"]["get"]["security"], "anyone reads the games"
+    assert {} in paths["/api/accounts/"]["post"]["security"], "anyone signs up"
+    assert {} not in paths["/api/bots/"]["post"]["security"], "creating a bot needs a login"
+    stderr = paths["/api/matches/{id}/seats/{seat}/stderr/"]["get"]
+    assert {} not in stderr["security"], "a bot's stderr needs a login"
