@@ -98,21 +98,21 @@ def test_a_swiss_tournament_of_a_million_rounds_is_a_400():
 
 
 @pytest.mark.parametrize(
-    "path",
-    ["/api/bots/", "/api/tournaments/", "/api/ratings/?game=snag&", "/api/matches/1/events/"],
+    "path", ["/api/bots/?", "/api/tournaments/?", "/api/ratings/?game=snag&", "events"]
 )
 @pytest.mark.parametrize("parameter", ["limit", "offset"])
 def test_a_page_beyond_64_bit_integers_is_bounded_or_a_400(path, parameter):
     from matches.services import match_create
 
-    match_create(game_id="snag", seed=1)
-    joiner = "" if path.endswith("&") else "?"
-    response = client_for().get(f"{path}{joiner}{parameter}={2**64}")
+    match = match_create(game_id="snag", seed=1)
+    if path == "events":
+        path = f"/api/matches/{match.pk}/events/?"
+    response = client_for().get(f"{path}{parameter}={2**64}")
 
     if parameter == "offset":
         assert_refused(response)
     else:
-        assert response.status_code in (200, 400), response.content[:300]
+        assert response.status_code == 200, response.content[:300]
 
 
 def test_a_nul_byte_in_a_query_is_a_400_naming_it():
