@@ -80,29 +80,31 @@ def match_access(*, match: Match, user: User | AnonymousUser, view: str | None) 
     ``DomainError`` for a view that does not exist, ``NotAllowed`` for one the user may not use.
     """
     asked = _parse_view(view)
-    allowed = views_allowed(match=match, user=user)
+    # One query each, shared by the views allowed and the lens.
+    in_play = deal_in_play(match)
+    owned = _owned_seats(match, user)
+    allowed = _views_allowed(user, owned, in_play)
     if asked not in allowed:
         raise NotAllowed(_refusal(match, asked), field="view")
-    in_play = deal_in_play(match)
+    private = frozenset({0, 1}) if user.is_staff else frozenset(owned)
     if asked is View.FULL:
-        lens = Lens(private_seats=_private_seats(match, user))
+        lens = Lens(private_seats=private)
     else:
         lens = Lens(
             seat=asked.seat,
             deal_in_play=in_play,
             moves_withheld=in_play and match.status not in _UNFINISHED,
-            private_seats=_private_seats(match, user),
+            private_seats=private,
         )
     return MatchAccess(match, asked, lens, allowed)
 
 
-def views_allowed(*, match: Match, user: User | AnonymousUser) -> tuple[View, ...]:
-    """The views of ``match`` that ``user`` may ask for, ``public`` first."""
+def _views_allowed(user: User | AnonymousUser, owned: set[int], in_play: bool) -> tuple[View, ...]:
+    """The views a user may ask for, ``public`` first."""
     staff = bool(user.is_staff)
-    owned = _owned_seats(match, user)
     allowed = [View.PUBLIC]
     allowed += [view for view in (View.SEAT0, View.SEAT1) if staff or view.seat in owned]
-    if staff or not deal_in_play(match):
+    if staff or not in_play:
         allowed.append(View.FULL)
     return tuple(allowed)
 
@@ -129,12 +131,6 @@ def _owned_seats(match: Match, user: User | AnonymousUser) -> set[int]:
         return set()
     seats = match.seats.filter(version__bot__owner_id=user.pk).values_list("seat", flat=True)
     return set(seats)
-
-
-def _private_seats(match: Match, user: User | AnonymousUser) -> frozenset[int]:
-    if user.is_staff:
-        return frozenset({0, 1})
-    return frozenset(_owned_seats(match, user))
 
 
 def match_fields(match: Match, *, deal_in_play: bool) -> dict[str, Any]:
