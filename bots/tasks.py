@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from celery import shared_task
-from celery.signals import worker_ready
+import logging
+from typing import Any
 
+from celery import shared_task
+from celery.signals import celeryd_after_setup
+
+from .queues import SANDBOXED_QUEUE
 from .uploads import bot_version_check
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
@@ -14,9 +20,18 @@ def bot_version_check_task(version_id: int) -> None:
     bot_version_check(version_id=version_id)
 
 
-@worker_ready.connect
-def probe_sandbox_at_start(**kwargs: object) -> None:
-    """Probe the sandbox as the worker starts: its level is logged (a warning below safe)."""
+@celeryd_after_setup.connect
+def consume_sandboxed_queue_if_safe(sender: str, instance: Any, **kwargs: Any) -> None:
+    """Probe the sandbox before the worker consumes anything; only a safe one takes uploads."""
     from .sandbox import current_sandbox
 
-    current_sandbox()
+    sandbox = current_sandbox()
+    if sandbox.report.safe:
+        instance.app.amqp.queues.select_add(SANDBOXED_QUEUE)
+        return
+    logger.warning(
+        "worker %s takes no upload checks and no matches of uploaded code (queue %r): %s",
+        sender,
+        SANDBOXED_QUEUE,
+        sandbox.report.reason,
+    )

@@ -14,3 +14,10 @@ os.environ.setdefault("DATABASE_TEST_NAME", f"test_baize_{os.getpid()}")
 # run on this host, plays under other uids, and the suite's uid sweeps never touch theirs.
 os.environ.setdefault("BAIZE_SANDBOX_UID_BASE", str(3_000_000 + (os.getpid() % 4000) * 100))
 os.environ.setdefault("BAIZE_CACHE", "locmem")  # in-process tests: query counts stay true
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """The run's slot cgroups go with it: each run has its own uid base, so its own folder."""
+    from bots.sandbox.cgroups import memory_cgroups_remove
+
+    memory_cgroups_remove(int(os.environ["BAIZE_SANDBOX_UID_BASE"]))

@@ -49,14 +49,21 @@ class SandboxLimits:
             if not isinstance(value, int) or value <= 0:
                 raise ValueError(f"sandbox limit {name} must be a positive integer, got {value}")
 
-    def memory_bound(self) -> str:
+    def memory_bound(self, *, cgroup: bool) -> str:
         """What bounds the memory one bot can pin, layer by layer, for the probe's report."""
         mib = 1 << 20
+        if cgroup:
+            return (
+                f"at most {self.memory_bytes // mib} MiB in all (heap, files in its tmpfs,"
+                " pipe buffers, kernel memory), counted by its slot's memory cgroup; within"
+                f" it {self.memory_bytes // mib} MiB of address space (prlimit) and"
+                f" {self.tmp_bytes // mib} MiB each in /tmp and /dev/shm (capped tmpfs)"
+            )
         return (
             f"at most {self.memory_bytes // mib} MiB of address space (prlimit), plus"
             f" {self.tmp_bytes // mib} MiB each in its /tmp and /dev/shm (capped tmpfs; every"
             " other filesystem it sees is read-only), plus pipe buffers (at most"
-            f" {self.open_files} descriptors); no per-slot cgroup is used"
+            f" {self.open_files} descriptors); no per-slot cgroup"
         )
 
     def prlimit_options(self) -> tuple[str, ...]:

@@ -11,6 +11,7 @@ namespaces) is not built, so such a host reports ``LIMITS`` and refuses uploads.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import json
 import os
@@ -20,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .cgroups import MemoryCgroups, enter_cgroup_argv, memory_cgroup_root
 from .launcher import (
     SANDBOX_ENVIRONMENT,
     SandboxConfig,
@@ -79,6 +81,8 @@ class SandboxReport:
     level: SandboxLevel
     #: Layer name -> "ok" or why it does not work here.
     layers: dict[str, str]
+    #: What bounds the memory a bot can pin, for the operator; no part of the level.
+    memory: str = ""
 
     @property
     def safe(self) -> bool:
@@ -96,6 +100,8 @@ class SandboxReport:
     def describe(self) -> str:
         lines = [f"sandbox level: {self.level.name.lower()}"]
         lines += [f"  {name}: {why}" for name, why in self.layers.items()]
+        if self.memory:
+            lines.append(f"  memory: {self.memory}")
         if not self.safe:
             lines.append(f"uploaded bots are refused: {self.reason}")
         return "\n".join(lines)
@@ -110,6 +116,8 @@ class Sandbox:
     interpreter: str = ""
     mounts: tuple[str, ...] = ()
     symlinks: tuple[tuple[str, str], ...] = field(default=())
+    #: One memory cgroup per slot, where the host lets the worker make them.
+    memory_cgroups: MemoryCgroups | None = None
 
     def launcher(
         self,
@@ -130,7 +138,8 @@ class Sandbox:
         filter_fd: int | None,
         namespaces: bool = True,
     ) -> tuple[str, ...]:
-        return sandbox_argv(
+        limits = limits or self.config.limits
+        argv = sandbox_argv(
             self.config,
             self.mounts,
             self.symlinks,
@@ -138,10 +147,14 @@ class Sandbox:
             uid=slot.uid,
             code_dir=code_dir,
             script_and_args=script_and_args,
-            limits=limits or self.config.limits,
+            limits=limits,
             filter_fd=filter_fd,
             namespaces=namespaces,
         )
+        if self.memory_cgroups is None:
+            return argv
+        procs = self.memory_cgroups.slot_procs(slot.index, limits.memory_bytes)
+        return enter_cgroup_argv(procs, argv)
 
 
 def probe_sandbox(config: SandboxConfig) -> Sandbox:
@@ -151,13 +164,39 @@ def probe_sandbox(config: SandboxConfig) -> Sandbox:
     interpreter, mounts, layers["python"] = _survey_interpreter(config.python)
     layers["seccomp"] = _write_filter(config.filter_path)
     layers["namespaces"] = "ok" if shutil.which(config.bwrap) else f"{config.bwrap} not found"
+    cgroups, memory = _slot_cgroups(config) if layers["uid"] == "ok" else (None, "")
+    memory = config.limits.memory_bound(cgroup=cgroups is not None) + memory
     sandbox = Sandbox(
-        config, SandboxReport(SandboxLevel.NONE, layers), interpreter, mounts, _root_links()
+        config,
+        SandboxReport(SandboxLevel.NONE, layers, memory),
+        interpreter,
+        mounts,
+        _root_links(),
+        cgroups,
     )
     if layers["uid"] != "ok" or layers["python"] != "ok":
         return sandbox
     level = _run_probes(sandbox, layers)
-    return Sandbox(config, SandboxReport(level, layers), interpreter, mounts, sandbox.symlinks)
+    return dataclasses.replace(sandbox, report=SandboxReport(level, layers, memory))
+
+
+def _slot_cgroups(config: SandboxConfig) -> tuple[MemoryCgroups | None, str]:
+    """The slots' memory cgroups once a shell has been seen to enter one, or why not."""
+    cgroups, why = memory_cgroup_root(config.uid_base)
+    if cgroups is None:
+        return None, f" ({why})"
+    try:
+        slot = acquire_slot(config.lock_dir, config.uid_base, config.slots)
+    except (NoFreeSlot, OSError) as error:
+        return None, f" (no slot to try a cgroup in: {error})"
+    try:
+        procs = cgroups.slot_procs(slot.index, config.limits.memory_bytes)
+        subprocess.run(enter_cgroup_argv(procs, ("true",)), check=True, timeout=PROBE_SECONDS)
+    except (OSError, subprocess.SubprocessError) as error:
+        return None, f" (a process cannot enter a slot cgroup: {error})"
+    finally:
+        slot.release()
+    return cgroups, ""
 
 
 def _check_uid_switch(config: SandboxConfig) -> str:

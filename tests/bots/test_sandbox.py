@@ -64,6 +64,11 @@ def test_the_command_stacks_uid_limits_namespaces_and_the_filter(sandbox):
         argv = sandbox.command(slot, HOSTILE, ("bot.py",), None, filter_fd=5)
     finally:
         slot.release()
+    if sandbox.memory_cgroups is not None:
+        # A root shell enters the slot's memory cgroup first, then becomes the rest.
+        assert argv[:3] == ("/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"')
+        assert argv[3].endswith(f"/slot-{slot.index}/cgroup.procs")
+        argv = argv[4:]
     text = " ".join(argv)
     assert argv[0] == "setpriv" and f"--reuid={slot.uid}" in argv and "--pdeathsig=KILL" in argv
     assert "prlimit" in argv and "--core=0" in argv and "--nproc=32" in argv
@@ -96,7 +101,7 @@ def test_a_sandboxed_bot_runs_as_its_slot_uid_with_its_limits(sandbox):
     spec = sandbox.launcher(
         BUILTIN_DIR.parent.parent / "tests" / "bots" / "hostile", script="attacker.py"
     ).launch_spec()
-    uid = int(spec.argv[1].split("=")[1])
+    uid = next(int(arg.split("=")[1]) for arg in spec.argv if arg.startswith("--reuid="))
     with BotProcess(spec) as bot:
         assert uid >= settings.BAIZE_SANDBOX_UID_BASE
         assert bot.pid > 0
@@ -336,3 +341,47 @@ def test_a_bot_filling_every_writable_folder_pins_no_more_than_its_limits(sandbo
     # Two capped tmpfs (/tmp, /dev/shm) and an interpreter's heap; far below the
     # 1 GiB the same bot pinned before every other folder was read-only.
     assert grown < 2 * limits.tmp_bytes + (64 << 20), f"the host's memory grew {grown >> 20} MiB"
+
+
+def test_all_a_bot_pins_at_once_stays_within_its_memory_limit(sandbox):
+    """Heap, both tmpfs, pipes at their largest and a spinning thread per CPU: together
+    they exceed the memory limit, so a memory cgroup per slot must stop the bot there."""
+    import threading
+
+    from bots.sandbox import SandboxLimits
+
+    if sandbox.memory_cgroups is None:
+        pytest.skip(f"no slot cgroups on this host: {sandbox.report.memory}")
+    before = _memory_in_use()
+    limits = SandboxLimits(memory_bytes=160 << 20, tmp_bytes=64 << 20)
+    launcher = sandbox.launcher(
+        HOSTILE, script="attacker.py", args=("pin_memory_everywhere",), limits=limits
+    )
+    game = get_game("snag")
+    observation = game.observation(game.new_match(2, {"target": 1}), 0)
+    peak, done = [0], threading.Event()
+
+    def watch() -> None:
+        while not done.wait(0.005):
+            peak[0] = max(peak[0], _memory_in_use() - before)
+
+    watcher = threading.Thread(target=watch)
+    with BotProcess(launcher.launch_spec()) as bot:
+        bot.send(b'{"type": "start", "game": "snag", "seat": 0, "options": {}}\n', timeout=5)
+        bot.receive(timeout=10)
+        watcher.start()
+        request = json.dumps({"type": "decide", "request": 1, "observation": observation})
+        try:
+            reply, _ = bot.request(request.encode() + b"\n", timeout=30)
+        except Exception as error:  # the kernel's OOM killer ends it: a crash
+            reply = repr(error)
+        done.set()
+        watcher.join()
+
+    # Without the cgroup this bot pins about 290 MiB (128 in files, 30 in pipes, 130 of heap)
+    # and answers; with it, the kernel ends it at the limit (measured: 159 MiB, status 137).
+    assert peak[0] > limits.memory_bytes // 2, f"the attack pinned only {peak[0] >> 20} MiB"
+    assert peak[0] <= limits.memory_bytes + (8 << 20), (
+        f"the host carried {peak[0] >> 20} MiB for one bot; reply {reply[:200]!r}"
+    )
+    assert stray_sandbox_processes() == []

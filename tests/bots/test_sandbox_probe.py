@@ -11,6 +11,7 @@ from bots.runner import BUILTIN_MAIN, BotProcess
 from bots.sandbox import SandboxConfig, SandboxLevel, probe_sandbox
 from bots.sandbox.reach import others_can_reach, reachable_code_dir
 from bots.sandbox.seccomp import SeccompUnsupported, filter_instructions, filter_program
+from bots.sandbox.slots import acquire_slot
 
 
 @pytest.fixture
@@ -103,5 +104,24 @@ def test_the_sandbox_command_says_what_bounds_a_bots_memory(capsys):
     call_command("sandbox")
 
     out = capsys.readouterr().out
-    assert "memory: at most 512 MiB of address space (prlimit)" in out
     assert "/tmp and /dev/shm (capped tmpfs" in out
+    if current_sandbox().memory_cgroups is None:
+        assert "memory: at most 512 MiB of address space (prlimit)" in out
+    else:
+        assert "memory: at most 512 MiB in all" in out
+        assert "slot's memory cgroup" in out
+
+
+def test_a_slot_cgroup_takes_each_tournaments_limit_lower_or_higher(sandbox):
+    cgroups = sandbox.memory_cgroups
+    if cgroups is None:
+        pytest.skip(f"no slot cgroups on this host: {sandbox.report.memory}")
+    config = sandbox.config
+    slot = acquire_slot(config.lock_dir, config.uid_base, config.slots)
+    limit_file = "memory.limit_in_bytes" if cgroups.version == 1 else "memory.max"
+    try:
+        for limit in (96 << 20, 1 << 30, 64 << 20):
+            procs = cgroups.slot_procs(slot.index, limit)
+            assert int((procs.parent / limit_file).read_text()) == limit
+    finally:
+        slot.release()

@@ -79,3 +79,18 @@ def test_uploads_stored_by_the_web_app_reach_the_worker():
     code = "bot-code:/app/var/bots"
     assert code in services["web"]["volumes"] and code in services["worker"]["volumes"]
     assert "bot-code" in compose["volumes"]
+
+
+def test_the_worker_has_a_memory_limit_above_what_its_bots_may_take():
+    from django.conf import settings
+
+    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+    limit = services["worker"]["mem_limit"]
+    limit_bytes = int(limit[:-1]) * units[limit[-1].lower()]
+    concurrency = int(services["worker"]["command"].split("--concurrency=")[1].split()[0])
+    per_bot = (
+        settings.BAIZE_SANDBOX_LIMITS["memory_bytes"]
+        + 2 * (settings.BAIZE_SANDBOX_LIMITS["tmp_bytes"])
+    )
+    # Two bots a match, one match per pool process, and room for the worker itself.
+    assert limit_bytes >= concurrency * 2 * per_bot + (256 << 20)

@@ -16,9 +16,7 @@ class Command(BaseCommand):
     help = "Probe the sandbox of uploaded bots and report its level."
 
     def handle(self, *args: Any, **options: Any) -> None:
-        sandbox = current_sandbox()
-        report = sandbox.report
+        report = current_sandbox().report
         self.stdout.write(report.describe())
-        self.stdout.write(f"  memory: {sandbox.config.limits.memory_bound()}")
         if not report.safe:
             raise CommandError("uploaded bots cannot run on this machine")

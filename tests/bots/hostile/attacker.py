@@ -156,6 +156,40 @@ def fill_every_writable_path(observation):
     return {"play": "WROTE " + json.dumps(taken, separators=(",", ":"))}
 
 
+def pin_memory_everywhere(observation):
+    """Spin a thread per CPU, fill /tmp and /dev/shm, pipes at their largest, then the heap,
+    1 MiB at a time: everything a bot can pin at once. Answers how far it got, if alive."""
+    import fcntl
+    import threading
+
+    for _ in range(os.cpu_count() or 1):
+        threading.Thread(target=lambda: [None for _ in iter(int, 1)], daemon=True).start()
+    chunk = b"x" * (1 << 20)
+    pinned = {"files": 0, "pipes": 0, "heap": 0}
+    for folder in ("/tmp", "/dev/shm"):
+        with contextlib.suppress(OSError):
+            for n in range(1024):
+                with open(os.path.join(folder, f"pin-{n}"), "wb") as filler:
+                    filler.write(chunk)
+                pinned["files"] += len(chunk)
+    pipes = []
+    with contextlib.suppress(OSError):
+        while True:
+            reader, writer = os.pipe()
+            pipes.append((reader, writer))
+            size = fcntl.fcntl(writer, 1031, 1 << 20)  # F_SETPIPE_SZ, as large as allowed
+            os.set_blocking(writer, False)
+            with contextlib.suppress(BlockingIOError):
+                while True:
+                    pinned["pipes"] += os.write(writer, chunk[:size])
+    heap = []
+    with contextlib.suppress(MemoryError):
+        while True:
+            heap.append(bytearray(chunk))
+            pinned["heap"] += len(chunk)
+    return {"play": "PINNED " + json.dumps(pinned, separators=(",", ":"))}
+
+
 def widen_cpu_affinity(observation):
     os.sched_setaffinity(0, range(os.cpu_count() or 1))
     return leaked(f"widened its affinity to {sorted(os.sched_getaffinity(0))}")

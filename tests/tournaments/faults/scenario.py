@@ -1,0 +1,59 @@
+"""The fault-injection test's hands inside the private services: ``python -m
+tests.tournaments.faults.scenario create`` makes and starts a tournament and prints its id;
+``... report ID`` prints, as JSON, how far it got and how its matches were logged."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import django
+
+
+def create() -> int:
+    from tests.tournaments.conftest import strategy_bots
+    from tournaments.services import round_robin_create
+
+    versions = strategy_bots(4)
+    tournament = round_robin_create(
+        name="faults", game_id="snag", versions=versions, sets_per_pair=2, seed=5
+    )
+    return tournament.pk
+
+
+def report(tournament_id: int) -> dict:
+    from django.db.models import Count, Q
+
+    from matches.models import Match
+    from tournaments.models import Tournament, TournamentMatch
+
+    links = TournamentMatch.objects.filter(tournament_id=tournament_id)
+    matches = Match.objects.filter(tournament_match__in=links).annotate(
+        starts=Count("events", filter=Q(events__type="match_started")),
+        results=Count("events", filter=Q(events__type="match_finished")),
+    )
+    finished = [m for m in matches if m.status == Match.Status.FINISHED]
+    slots = [
+        (link.duplicate_set_id, link.first_seat)
+        for link in links.filter(match__status=Match.Status.FINISHED)
+    ]
+    return {
+        "status": Tournament.objects.get(pk=tournament_id).status,
+        "matches": len(matches),
+        "finished": len(finished),
+        "replaced": links.filter(replaced_at__isnull=False).count(),
+        "finished_logged_once": all(m.starts == 1 and m.results == 1 for m in finished),
+        "finished_per_slot": sorted({slots.count(slot) for slot in slots}),
+        "running": matches.filter(status=Match.Status.RUNNING).count(),
+        "current_unfinished": links.filter(replaced_at__isnull=True)
+        .exclude(match__status=Match.Status.FINISHED)
+        .count(),
+    }
+
+
+if __name__ == "__main__":
+    django.setup()
+    if sys.argv[1] == "create":
+        print(create())
+    else:
+        print(json.dumps(report(int(sys.argv[2]))))
