@@ -210,7 +210,14 @@ def celery_workers(committed_db):
             # The beat scheduler (django-celery-beat's database one) comes from the settings;
             # the worker's own -S would name a state file, not a scheduler.
             command += ["-B"]
-        environment = {**os.environ, "DATABASE_URL": _test_database_url(), **env}
+        # No ladder sets unless a test asks for them: the beat's ladder tick would otherwise
+        # play sets among the test's own bots, beside the matches the test counts.
+        environment = {
+            **os.environ,
+            "DATABASE_URL": _test_database_url(),
+            "BAIZE_LADDER_SETS_IN_FLIGHT": "0",
+            **env,
+        }
         worker = subprocess.Popen(command, cwd=ROOT, env=environment, start_new_session=True)
         started.append(worker)
         wait_until(
