@@ -15,6 +15,7 @@ COPY games ./games
 COPY bots ./bots
 COPY matches ./matches
 COPY tournaments ./tournaments
+COPY ladder ./ladder
 COPY web ./web
 COPY manage.py ./
 RUN pip install --no-cache-dir '.[deploy]'

@@ -53,6 +53,7 @@ format: $(STAMP)
 
 serve: $(STAMP)
 	$(LOCAL) $(PY) manage.py migrate --no-input -v 0
+	$(LOCAL) $(PY) manage.py builtin_bots -v 0
 	$(LOCAL) $(PY) manage.py runserver
 
 clean:

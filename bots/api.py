@@ -1,4 +1,4 @@
-"""The API of bot authors: sign up, tokens, bots, version uploads, stderr, the sandbox level.
+"""The API of bot authors: sign up, tokens, bots, version uploads and downloads, the sandbox.
 
 Thin views: validate the input, call one service or selector, serialise. Domain errors of
 the services (``UploadRejected``, Django's ``ValidationError``) become API errors here and
@@ -8,11 +8,15 @@ are rendered in one place (``config.api_errors``).
 from __future__ import annotations
 
 import io
+import zipfile
+from pathlib import Path
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.files.uploadedfile import InMemoryUploadedFile
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import (
@@ -28,6 +32,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from games.errors import DomainError, NotFound
 from games.rules import GAMES
 
 from . import selectors
@@ -48,7 +53,13 @@ from .serializers import (
     TokenInputSerializer,
     VersionUploadInputSerializer,
 )
-from .uploads import bot_create, bot_update, bot_version_upload, upload_limits
+from .uploads import (
+    bot_create,
+    bot_update,
+    bot_version_upload,
+    upload_limits,
+    version_code_dir,
+)
 
 #: Room for the multipart envelope around the file itself.
 _MULTIPART_SLACK = 64 * 1024
@@ -148,9 +159,10 @@ class BotDetailApi(APIView):
 
     @extend_schema(request=BotUpdateInputSerializer, responses=BotSerializer)
     def patch(self, request: Request, pk: int) -> Response:
+        """Change only the fields given: ``description``, ``on_ladder``."""
         bot = _bot_to_change(request, pk)
         data = _valid(BotUpdateInputSerializer, request.data)
-        return Response(BotSerializer(bot_update(bot=bot, description=data["description"])).data)
+        return Response(BotSerializer(bot_update(bot=bot, **data)).data)
 
 
 class BotVersionListApi(APIView):
@@ -186,6 +198,47 @@ class BotVersionDetailApi(APIView):
         bot = _bot(pk)
         version = get_object_or_404(BotVersion, bot=bot, number=number)
         return Response(_version_serializer(request, bot)(version).data)
+
+
+class BotVersionCodeApi(APIView):
+    """An uploaded version's files as a ``.zip``, for the bot's owner and staff.
+
+    Anyone else gets the 404 of a version that does not exist: whose code is stored where
+    is nobody else's business.
+    """
+
+    @extend_schema(responses={(200, "application/zip"): OpenApiTypes.BINARY})
+    def get(self, request: Request, pk: int, number: int) -> HttpResponse:
+        version = BotVersion.objects.select_related("bot").filter(bot_id=pk, number=number).first()
+        if version is None or not can_see_private(request.user, version.bot):
+            raise NotFound(f"bot {pk} has no version {number} whose code you may download")
+        if version.builtin:
+            raise DomainError(
+                f"{version} is built in: it has no uploaded code to download", field="number"
+            )
+        folder = version_code_dir(version)
+        if not folder.is_dir():
+            raise NotFound(f"the code of {version} is missing from this server's store")
+        bot = version.bot
+        filename = f"{bot.game}-{bot.name}-v{version.number}.zip"
+        return HttpResponse(
+            _zipped(folder),
+            content_type="application/zip",
+            headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        )
+
+
+def _zipped(folder: Path) -> bytes:
+    """Every file under ``folder`` by its relative path, with a fixed time: the same code
+    always zips to the same bytes."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            info = zipfile.ZipInfo(path.relative_to(folder).as_posix(), (1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, path.read_bytes())
+    return buffer.getvalue()
 
 
 class SandboxApi(APIView):

@@ -14,6 +14,8 @@ class Bot(models.Model):
         "auth.User", null=True, blank=True, on_delete=models.PROTECT, related_name="bots"
     )
     description = models.TextField(blank=True)
+    #: Its latest ready version plays on the game's ladder (the owner's choice).
+    on_ladder = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

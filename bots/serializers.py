@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework import serializers
 
 from .models import Bot, BotVersion
@@ -38,7 +40,27 @@ class BotInputSerializer(serializers.Serializer):
 
 
 class BotUpdateInputSerializer(serializers.Serializer):
-    description = serializers.CharField(allow_blank=True, max_length=MAX_DESCRIPTION)
+    """A partial change: only the fields given change; any other field is refused by name."""
+
+    description = serializers.CharField(
+        required=False, allow_blank=True, max_length=MAX_DESCRIPTION
+    )
+    on_ladder = serializers.BooleanField(
+        required=False, help_text="Whether the bot's latest ready version plays on the ladder."
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        others = sorted(set(self.initial_data) - set(self.fields))
+        if others:
+            changeable = ", ".join(self.fields)
+            raise serializers.ValidationError(
+                {
+                    name: f"{'read-only' if name in BOT_FIELDS else 'unknown field'}:"
+                    f" a bot's owner may change only {changeable}"
+                    for name in others
+                }
+            )
+        return attrs
 
 
 class VersionUploadInputSerializer(serializers.Serializer):
@@ -73,13 +95,26 @@ class BotVersionPrivateSerializer(BotVersionSerializer):
         fields = [*BotVersionSerializer.Meta.fields, "status_reason", "check_log"]
 
 
+#: Every field of a bot as the API shows it.
+BOT_FIELDS = [
+    "id",
+    "game",
+    "name",
+    "owner",
+    "description",
+    "on_ladder",
+    "created_at",
+    "latest_version",
+]
+
+
 class BotSerializer(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", default=None)
     latest_version = serializers.SerializerMethodField()
 
     class Meta:
         model = Bot
-        fields = ["id", "game", "name", "owner", "description", "created_at", "latest_version"]
+        fields = BOT_FIELDS
 
     def get_latest_version(self, bot: Bot) -> int | None:
         """The number of the bot's latest version ready to play (a rejected one is not)."""

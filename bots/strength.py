@@ -1,22 +1,27 @@
-"""How strong a built-in strategy is against another: seat-swapped duplicate sets in process.
+"""How strong a bot is against another: seat-swapped duplicate sets through the referee.
 
-Each set plays one seed twice with the seats swapped, so both strategies get the same cards;
-the strategies run in this process through the referee (no subprocesses), which makes a few
-hundred matches a matter of seconds.
+Each set plays one seed twice with the seats swapped, so both players get the same cards.
+Built-in strategies run in this process (no subprocesses), which makes a few hundred
+matches a matter of seconds; a bot file (an author's, say) runs as a process with real
+time limits, as it would on the server.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from games.events import ResultReason
 from games.rules import get_game
 
 from .builtin.strategies import load
-from .referee import Limits, StrategyPlayer, referee_match
+from .referee import Limits, Player, StrategyPlayer, referee_match
 
 NO_HURRY = Limits(decision_seconds=60)
+#: A fresh player for one match, from the match's seed.
+PlayerFor = Callable[[int], Player]
 
 
 @dataclass(frozen=True)
@@ -44,20 +49,44 @@ def head_to_head(
     game_id: str, strategy: str, opponent: str, *, sets: int, first_seed: int = 0
 ) -> HeadToHead:
     """``strategy`` against ``opponent`` over ``sets`` duplicate sets (2 matches each)."""
-    game = get_game(game_id)
     chooser, opposer = load(strategy), load(opponent)
+    return duel(
+        game_id,
+        (strategy, lambda seed: StrategyPlayer(chooser, seed)),
+        (opponent, lambda seed: StrategyPlayer(opposer, seed)),
+        sets=sets,
+        first_seed=first_seed,
+    )
+
+
+def duel(
+    game_id: str,
+    contender: tuple[str, PlayerFor],
+    opponent: tuple[str, PlayerFor],
+    *,
+    sets: int,
+    first_seed: int = 0,
+    limits: Limits = NO_HURRY,
+    options: Mapping[str, Any] | None = None,
+) -> HeadToHead:
+    """The named ``contender`` against ``opponent`` over ``sets`` duplicate sets.
+
+    Each is ``(name, player_for)``: ``player_for(seed)`` gives a fresh player for one match,
+    a strategy in this process or a bot process (``bots.runner``) alike.
+    """
+    game = get_game(game_id)
+    (name, contender_for), (opponent_name, opponent_for) = contender, opponent
     wins = forfeits = 0
     for seed in range(first_seed, first_seed + sets):
         for seat in (0, 1):
-            players = [StrategyPlayer(chooser, seed), StrategyPlayer(opposer, seed + 1)]
+            players = [contender_for(seed), opponent_for(seed + 1)]
             if seat == 1:
                 players.reverse()
-            result = referee_match(
-                game, game.new_match(seed), players, limits=NO_HURRY, emit=_ignore
-            )
+            state = game.new_match(seed, options)
+            result = referee_match(game, state, players, limits=limits, emit=_ignore)
             wins += result.winner == seat
             forfeits += result.reason is ResultReason.FORFEIT
-    return HeadToHead(game_id, strategy, opponent, 2 * sets, wins, forfeits)
+    return HeadToHead(game_id, name, opponent_name, 2 * sets, wins, forfeits)
 
 
 def _ignore(kind: str, payload: dict) -> None:

@@ -25,6 +25,7 @@ from games.rules import Game, get_game
 
 from .code import BotCode, UploadLimits, UploadRejected, code_dir, read_upload, store_code
 from .models import Bot, BotVersion
+from .queues import SANDBOXED_QUEUE
 from .referee import Limits, MatchResult, referee_match
 from .runner import BotLauncher, BuiltinLauncher
 from .sandbox import SandboxUnsafe, current_sandbox, sandbox_limits
@@ -59,8 +60,12 @@ def bot_create(*, owner: User, game_id: str, name: str, description: str = "") -
         raise ValidationError({"name": f"a {game_id} bot named {name!r} exists already"}) from None
 
 
-def bot_update(*, bot: Bot, description: str) -> Bot:
-    Bot.objects.filter(id=bot.id).update(description=description)
+def bot_update(*, bot: Bot, description: str | None = None, on_ladder: bool | None = None) -> Bot:
+    """Change the fields given (``None``: leave it as it is) in one update."""
+    given = {"description": description, "on_ladder": on_ladder}
+    changes = {name: value for name, value in given.items() if value is not None}
+    if changes:
+        Bot.objects.filter(id=bot.id).update(**changes)
     bot.refresh_from_db()
     return bot
 
@@ -103,7 +108,7 @@ def _refuse_duplicate(bot: Bot, code: BotCode) -> None:
 def _enqueue_check(version_id: int) -> None:
     from .tasks import bot_version_check_task  # tasks import this module
 
-    bot_version_check_task.delay(version_id)
+    bot_version_check_task.apply_async((version_id,), queue=SANDBOXED_QUEUE)
 
 
 def version_code_dir(version: BotVersion) -> Path:

@@ -13,5 +13,10 @@ urlpatterns = [
         api.BotVersionDetailApi.as_view(),
         name="bot-version-detail",
     ),
+    path(
+        "bots/<int:pk>/versions/<int:number>/code/",
+        api.BotVersionCodeApi.as_view(),
+        name="bot-version-code",
+    ),
     path("sandbox/", api.SandboxApi.as_view(), name="sandbox"),
 ]

@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "bots",
     "matches",
     "tournaments",
+    "ladder",
     "web",
 ]
 
@@ -134,7 +135,14 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600)}
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600),
+    # Priorities 0 (taken first) to 9 on Redis: organised tournaments' matches go at 0, the
+    # ladder's, challenges' and version tests' at 6 (tournaments.scheduling.match_priority).
+    "priority_steps": list(range(10)),
+    "sep": ":",
+    "queue_order_strategy": "priority",
+}
 
 
 def _shared_cache(setting: str, broker_url: str) -> dict[str, Any]:
@@ -198,8 +206,21 @@ CELERY_BEAT_SCHEDULE = {
         # A tick that waited longer than one period in the queue is dropped: the next
         # one does the same work, so ticks never pile up behind long matches.
         "options": {"expires": BAIZE_TICK_SECONDS},
-    }
+    },
+    "ladder-tick": {
+        "task": "ladder.tasks.ladder_tick_task",
+        "schedule": BAIZE_TICK_SECONDS,
+        "options": {"expires": BAIZE_TICK_SECONDS},
+    },
 }
+#: Ladder sets each game keeps in flight, and how the matchmaker chooses (docs/ladder.md).
+BAIZE_LADDER_SETS_IN_FLIGHT = env_int("BAIZE_LADDER_SETS_IN_FLIGHT", 2, minimum=0)
+BAIZE_LADDER_PLACEMENT_SETS = env_int("BAIZE_LADDER_PLACEMENT_SETS", 10, minimum=0)
+BAIZE_LADDER_PAIR_CAP = env_int("BAIZE_LADDER_PAIR_CAP", 3, minimum=1)
+BAIZE_LADDER_RECENT_HOURS = env_int("BAIZE_LADDER_RECENT_HOURS", 24, minimum=1)
+BAIZE_LADDER_STARVING_MINUTES = env_int("BAIZE_LADDER_STARVING_MINUTES", 10, minimum=1)
+#: Duplicate sets one author's challenges and version tests may reserve in 24 hours.
+BAIZE_AUTHOR_SETS_PER_DAY = env_int("BAIZE_AUTHOR_SETS_PER_DAY", 2000, minimum=1)
 # Several models have a "status": name their enums in the OpenAPI schema.
 # (A pairing and a duplicate set share one: playing or finished.)
 SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {

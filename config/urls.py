@@ -7,6 +7,7 @@ urlpatterns = [
     path("api/", include("games.urls")),
     path("api/", include("matches.urls")),
     path("api/", include("tournaments.urls")),
+    path("api/", include("ladder.urls")),
     path("api/", include("bots.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from bots.queues import queue_for
 from games.errors import DomainError, NotAllowed
 from games.events import EventRecord, EventType
 from games.replay import (
@@ -24,6 +25,12 @@ from games.replay import (
 from .models import Match, MatchEvent, MatchSeat, SeatStderr
 from .redaction import Lens, visible_events, visible_steps
 from .visibility import MatchAccess
+
+
+def match_queue(*, match_id: int) -> str:
+    """The Celery queue of a match: the sandboxed one when any seat holds uploaded code."""
+    uploaded = MatchSeat.objects.filter(match_id=match_id, version__builtin="").exists()
+    return queue_for(runs_uploaded_code=uploaded)
 
 
 def match_events(*, match: Match) -> QuerySet[MatchEvent]:

@@ -1,4 +1,4 @@
-"""The layers point one way: config -> web -> tournaments -> matches -> bots -> games."""
+"""The layers point one way: config -> web -> ladder -> tournaments -> matches -> bots -> games."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ["games", "bots", "matches", "tournaments", "web", "config"]
+LAYERS = ["games", "bots", "matches", "tournaments", "ladder", "web", "config"]
 PROJECT = set(LAYERS)
 
 

@@ -25,6 +25,7 @@ from matches.models import Match
 
 from . import rating_services, services
 from .models import (
+    ORGANISED_FORMATS,
     Entrant,
     Leaderboard,
     ManualChange,
@@ -36,10 +37,14 @@ from .models import (
     current,
     default_time_bank,
 )
+from .swiss import PairingSystem
 
 Status = Tournament.Status
 GAME_CHOICES = [(game_id, game.name) for game_id, game in sorted(GAMES.items())]
+PAIRING_SYSTEMS = [(system.value, system.value) for system in PairingSystem]
 CONFIG_FIELDS = list(services.CONFIG_FIELDS)
+#: A recurring template's settings: its tournaments' Swiss rounds are paired by the default.
+TEMPLATE_FIELDS = [name for name in CONFIG_FIELDS if name != "pairing_system"]
 
 
 class ReasonForm(forms.Form):
@@ -95,6 +100,13 @@ def _time_bank_field() -> forms.FloatField:
 
 class TournamentForm(forms.ModelForm):
     game = forms.ChoiceField(choices=GAME_CHOICES)
+    format = forms.ChoiceField(choices=ORGANISED_FORMATS)
+    pairing_system = forms.ChoiceField(
+        choices=PAIRING_SYSTEMS,
+        required=False,
+        initial=PairingSystem.DUTCH.value,
+        help_text="Swiss only: dutch (FIDE Dutch system) or monrad (1 v 2, 3 v 4); empty: dutch.",
+    )
     time_bank_seconds = _time_bank_field()
 
     class Meta:
@@ -108,6 +120,8 @@ class TournamentForm(forms.ModelForm):
 def _config_checked(data: dict) -> dict:
     if data.get("time_bank_seconds") is None:
         data["time_bank_seconds"] = default_time_bank()
+    if "pairing_system" in data:
+        data["pairing_system"] = data["pairing_system"] or PairingSystem.DUTCH.value
     data["sandbox_overrides"] = data.get("sandbox_overrides") or {}
     try:
         services.tournament_config_check(
@@ -119,6 +133,7 @@ def _config_checked(data: dict) -> dict:
             decision_timeout=data.get("decision_timeout") or 0,
             time_bank_seconds=data["time_bank_seconds"],
             sandbox_overrides=data["sandbox_overrides"],
+            pairing_system=data.get("pairing_system", PairingSystem.DUTCH),
         )
     except services.TournamentError as error:
         raise forms.ValidationError(str(error)) from None
@@ -200,7 +215,7 @@ class PairingInline(admin.TabularInline):
 class TournamentAdmin(admin.ModelAdmin):
     form = TournamentForm
     list_display = ["id", "name", "game", "format", "status", "starts_at", "entrant_count"]
-    list_filter = ["status", "format", "game"]
+    list_filter = ["status", "format", "pairing_system", "game"]
     search_fields = ["name"]
     date_hierarchy = "created_at"
     inlines = [EntrantInline, PairingInline]
@@ -358,7 +373,7 @@ class RecurringTournamentForm(forms.ModelForm):
 
     class Meta:
         model = RecurringTournament
-        fields = [*CONFIG_FIELDS, "every", "next_start_at", "active"]
+        fields = [*TEMPLATE_FIELDS, "every", "next_start_at", "active"]
 
     def clean(self) -> dict:
         data = _config_checked(super().clean())

@@ -91,6 +91,8 @@ class TournamentListApi(generics.ListAPIView):
             "status": _choice(self.request, "status", Tournament.Status.values),
             "format": _choice(self.request, "tournament_format", [f.value for f in Format]),
         }
+        if not filters["format"]:  # the ladder, challenges and tests have their own lists
+            queryset = queryset.filter(format__in=[f.value for f in Format if f.is_organised])
         return queryset.filter(**{name: value for name, value in filters.items() if value})
 
     @extend_schema(request=TournamentCreateSerializer, responses={201: TournamentSerializer})
@@ -158,7 +160,8 @@ class TournamentCancelApi(APIView):
 
 
 class TournamentEntrantListApi(generics.ListAPIView):
-    """The entrants (seed order once started); ``POST`` enters a bot version."""
+    """The entrants (seed order once started); ``POST`` enters a bot version, given by its
+    id or as ``{"bot": <bot id>, "version": <version number>}``."""
 
     serializer_class = EntrantSerializer
 
@@ -172,17 +175,24 @@ class TournamentEntrantListApi(generics.ListAPIView):
         tournament = _tournament(pk)
         given = EntryCreateSerializer(data=request.data)
         given.is_valid(raise_exception=True)
-        version = get_object_or_404(
-            BotVersion.objects.select_related("bot"), pk=given.validated_data["version"]
-        )
-        if not can_enter(request.user, version):
-            raise PermissionDenied("only the bot's owner or an organiser enters a bot")
+        version = _entry_version(request, **given.validated_data)
         try:
             entrant = services.tournament_enter(tournament=tournament, version=version)
         except services.TournamentError as error:
             error.field = error.field or "version"
             raise
         return Response(EntrantSerializer(entrant).data, status=status.HTTP_201_CREATED)
+
+
+def _entry_version(request: Request, *, bot: int | None, version: int) -> BotVersion:
+    """By id: 404 if there is none, 403 if it is not the caller's. By bot and number: 400
+    naming the field for either (``services.tournament_entry_version``)."""
+    if bot is not None:
+        return services.tournament_entry_version(bot_id=bot, number=version, user=request.user)
+    found = get_object_or_404(BotVersion.objects.select_related("bot"), pk=version)
+    if not can_enter(request.user, found):
+        raise PermissionDenied("only the bot's owner or an organiser enters a bot")
+    return found
 
 
 class TournamentRoundListApi(generics.ListAPIView):

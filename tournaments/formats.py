@@ -1,26 +1,17 @@
 """Tournament formats as pure functions: entrants in, pairings out (no Django, no I/O).
 
-Round robin (single or double) and Swiss live here, the elimination brackets in
+Round robin (single or double) and the length of a Swiss live here; Swiss pairings (the
+Dutch and Monrad systems) in ``tournaments.swiss``, the elimination brackets in
 ``tournaments.brackets``. A format pairs entrants (any hashable values); what a pairing
 plays (duplicate sets, ``tournaments.duplicate``) is the caller's business.
-
-Swiss pairing rules (Baize's, documented in ``swiss_round``):
-- the field is ranked by score, then rating (the caller passes that ranking);
-- from the top, each entrant meets the highest-ranked free entrant it has not met yet,
-  provided the rest of the field can still be paired without a rematch; only when no
-  rematch-free pairing of the whole field exists at all are rematches allowed;
-- an odd field gives one entrant a bye: the lowest-ranked entrant that has not had one and
-  whose bye leaves a rematch-free pairing of the others. Nobody has a second bye while an
-  entrant without one remains.
 """
 
 from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Callable, Collection, Hashable, Sequence
-from dataclasses import dataclass
-from typing import Generic, TypeVar
+from collections.abc import Hashable, Sequence
+from typing import TypeVar
 
 T = TypeVar("T", bound=Hashable)
 
@@ -31,6 +22,22 @@ class Format(enum.StrEnum):
     SWISS = "swiss"
     SINGLE_ELIMINATION = "single_elimination"
     DOUBLE_ELIMINATION = "double_elimination"
+    #: A game's ladder: sets between active ladder versions, paired by ``ladder.matchmaking``.
+    LADDER = "ladder"
+    #: An author's challenge: N duplicate sets between two versions, unrated.
+    CHALLENGE = "challenge"
+    #: A sequential test of one version against another (``tournaments.sprt``), unrated.
+    VERSION_TEST = "version_test"
+
+    @property
+    def is_organised(self) -> bool:
+        """A format an organiser creates; the others are made by the ladder and authors."""
+        return self not in (Format.LADDER, Format.CHALLENGE, Format.VERSION_TEST)
+
+    @property
+    def is_rated(self) -> bool:
+        """Its sets change the game's ratings; a challenge or a version test does not."""
+        return self not in (Format.CHALLENGE, Format.VERSION_TEST)
 
     @property
     def is_elimination(self) -> bool:
@@ -82,162 +89,3 @@ def swiss_round_count(entrants: int) -> int:
 def swiss_max_rounds(entrants: int) -> int:
     """Rounds a field can play with no rematch and at most one bye each: a round robin's worth."""
     return entrants - 1 if entrants % 2 == 0 else entrants
-
-
-@dataclass(frozen=True)
-class SwissRound(Generic[T]):
-    """One Swiss round: pairs with the higher-ranked entrant first, and who has the bye."""
-
-    pairs: list[tuple[T, T]]
-    bye: T | None
-    rematches: int
-
-
-def swiss_round(
-    ranking: Sequence[T], *, played: Collection[frozenset[T]], had_bye: Collection[T]
-) -> SwissRound[T]:
-    """Pair the next Swiss round of ``ranking`` (best first: by score, then rating).
-
-    ``played`` holds the pairs that have met (``frozenset({a, b})``), ``had_bye`` the
-    entrants that have had a bye. The rules are in the module docstring.
-    """
-    if len(set(ranking)) != len(ranking):
-        raise ValueError("an entrant appears twice in the ranking")
-
-    def never_met(a: T, b: T) -> bool:
-        return frozenset((a, b)) not in played
-
-    for allowed in (never_met, _any_pair):
-        for bye in _bye_candidates(ranking, had_bye):
-            field = [entrant for entrant in ranking if entrant != bye]
-            pairs = _pair_from_the_top(field, allowed)
-            if pairs is not None:
-                rematches = sum(frozenset(pair) in played for pair in pairs)
-                return SwissRound(pairs, bye, rematches)
-    raise AssertionError("a field with every pair allowed always pairs")
-
-
-def _any_pair(a: object, b: object) -> bool:
-    return True
-
-
-def _bye_candidates(ranking: Sequence[T], had_bye: Collection[T]) -> list[T | None]:
-    if len(ranking) % 2 == 0:
-        return [None]
-    from_the_bottom = list(reversed(ranking))
-    fresh = [entrant for entrant in from_the_bottom if entrant not in had_bye]
-    return fresh or from_the_bottom
-
-
-def _pair_from_the_top(
-    field: Sequence[T], allowed: Callable[[T, T], bool]
-) -> list[tuple[T, T]] | None:
-    """Greedy pairing that stays completable: None if no perfect pairing of ``field`` exists."""
-    if not _has_perfect_pairing(field, allowed):
-        return None
-    pairs = []
-    free = list(field)
-    while free:
-        top = free[0]
-        for opponent in free[1:]:
-            rest = [entrant for entrant in free[1:] if entrant != opponent]
-            if allowed(top, opponent) and _has_perfect_pairing(rest, allowed):
-                pairs.append((top, opponent))
-                free = rest
-                break
-    return pairs
-
-
-def _has_perfect_pairing(field: Sequence[T], allowed: Callable[[T, T], bool]) -> bool:
-    n = len(field)
-    neighbours = [[j for j in range(n) if j != i and allowed(field[i], field[j])] for i in range(n)]
-    return n % 2 == 0 and maximum_matching_size(neighbours) * 2 == n
-
-
-def maximum_matching_size(neighbours: Sequence[Sequence[int]]) -> int:
-    """Size of a maximum matching of a general graph (Edmonds' blossom algorithm, O(V^3)).
-
-    ``neighbours[v]`` lists the vertices joined to ``v`` (0 .. n-1, symmetric).
-    """
-    return _Blossom(neighbours).matching_size()
-
-
-class _Blossom:
-    """Augmenting paths with blossom contraction; the textbook array formulation."""
-
-    def __init__(self, neighbours: Sequence[Sequence[int]]) -> None:
-        self.neighbours = neighbours
-        self.n = len(neighbours)
-        self.mate = [-1] * self.n
-
-    def matching_size(self) -> int:
-        for root in range(self.n):
-            if self.mate[root] == -1:
-                end = self._augmenting_path_end(root)
-                if end != -1:
-                    self._augment(end)
-        return sum(1 for v in range(self.n) if self.mate[v] != -1) // 2
-
-    def _augment(self, v: int) -> None:
-        while v != -1:
-            parent = self.parent[v]
-            next_v = self.mate[parent]
-            self.mate[v], self.mate[parent] = parent, v
-            v = next_v
-
-    def _augmenting_path_end(self, root: int) -> int:
-        n = self.n
-        self.used = [False] * n
-        self.parent = [-1] * n
-        self.base = list(range(n))
-        self.used[root] = True
-        queue = [root]
-        while queue:
-            v = queue.pop(0)
-            for u in self.neighbours[v]:
-                if self.base[v] == self.base[u] or self.mate[v] == u:
-                    continue
-                if u == root or (self.mate[u] != -1 and self.parent[self.mate[u]] != -1):
-                    queue.extend(self._contract(v, u))
-                elif self.parent[u] == -1:
-                    self.parent[u] = v
-                    if self.mate[u] == -1:
-                        return u
-                    self.used[self.mate[u]] = True
-                    queue.append(self.mate[u])
-        return -1
-
-    def _contract(self, v: int, u: int) -> list[int]:
-        common = self._lowest_common_base(v, u)
-        in_blossom = [False] * self.n
-        self._mark_path(v, common, u, in_blossom)
-        self._mark_path(u, common, v, in_blossom)
-        newly_used = []
-        for i in range(self.n):
-            if in_blossom[self.base[i]]:
-                self.base[i] = common
-                if not self.used[i]:
-                    self.used[i] = True
-                    newly_used.append(i)
-        return newly_used
-
-    def _lowest_common_base(self, a: int, b: int) -> int:
-        seen = [False] * self.n
-        while True:
-            a = self.base[a]
-            seen[a] = True
-            if self.mate[a] == -1:
-                break
-            a = self.parent[self.mate[a]]
-        while True:
-            b = self.base[b]
-            if seen[b]:
-                return b
-            b = self.parent[self.mate[b]]
-
-    def _mark_path(self, v: int, common: int, child: int, in_blossom: list[bool]) -> None:
-        while self.base[v] != common:
-            in_blossom[self.base[v]] = in_blossom[self.base[self.mate[v]]] = True
-            self.parent[v] = child
-            child = self.mate[v]
-            v = self.parent[self.mate[v]]

@@ -13,6 +13,8 @@ from . import formats
 from .brackets import Side
 from .duplicate import SetOutcome
 from .ratings import Skill
+from .sprt import SprtParameters
+from .swiss import PairingSystem
 
 
 def default_time_bank() -> float:
@@ -23,6 +25,10 @@ def default_time_bank() -> float:
 TIME_BANK_HELP = "Seconds of overtime per bot and match beyond the decision limit."
 #: Keys are ``bots.sandbox.SandboxLimits`` fields, checked against ``LIMIT_OVERRIDE_RANGES``.
 SANDBOX_OVERRIDES_HELP = 'Sandbox limits other than the settings, e.g. {"cpu_seconds": 30}.'
+
+
+#: The formats an organiser may choose (the ladder, challenges and tests are made for them).
+ORGANISED_FORMATS = [(f.value, f.value.replace("_", " ")) for f in formats.Format if f.is_organised]
 
 
 class Tournament(models.Model):
@@ -41,6 +47,14 @@ class Tournament(models.Model):
     format = models.CharField(max_length=32, choices=Format.choices, default=Format.ROUND_ROBIN)
     #: Swiss rounds; left empty, ``ceil(log2 entrants)`` is set when the tournament starts.
     rounds = models.PositiveSmallIntegerField(null=True, blank=True)
+    #: How Swiss rounds are paired (``tournaments.swiss``); tournaments made before the
+    #: Dutch system came keep Monrad, the way their rounds were paired.
+    pairing_system = models.CharField(
+        max_length=8,
+        choices=[(system.value, system.value) for system in PairingSystem],
+        default=PairingSystem.DUTCH.value,
+        help_text="Swiss pairing: dutch (FIDE Dutch system) or monrad (1 v 2, 3 v 4).",
+    )
     #: Duplicate sets each pairing plays; a set is two matches on one seed with seats swapped.
     sets_per_pair = models.PositiveSmallIntegerField(default=1)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
@@ -81,6 +95,12 @@ class Tournament(models.Model):
         indexes = [
             models.Index(fields=["status"]),
             models.Index(fields=["status", "starts_at"], name="tournament_due"),
+        ]
+        constraints = [
+            # One ladder per game, however many ticks race to make it.
+            models.UniqueConstraint(
+                fields=["game"], condition=models.Q(format="ladder"), name="tournament_one_ladder"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -217,6 +237,7 @@ class TournamentMatch(models.Model):
 
     class Meta:
         ordering = ["tournament", "duplicate_set", "first_seat", "match"]
+        verbose_name_plural = "tournament matches"
         constraints = [
             models.UniqueConstraint(
                 fields=["duplicate_set", "first_seat"],
@@ -236,7 +257,7 @@ class RecurringTournament(models.Model):
     game = models.CharField(max_length=32)
     options = models.JSONField(default=dict, blank=True)
     format = models.CharField(
-        max_length=32, choices=Tournament.Format.choices, default=Tournament.Format.ROUND_ROBIN
+        max_length=32, choices=ORGANISED_FORMATS, default=Tournament.Format.ROUND_ROBIN
     )
     rounds = models.PositiveSmallIntegerField(null=True, blank=True)
     sets_per_pair = models.PositiveSmallIntegerField(default=1)
@@ -368,3 +389,32 @@ class ManualChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.user}: {self.action}"
+
+
+class VersionTest(models.Model):
+    """The sequential test a ``version_test`` tournament runs (``tournaments.sprt``).
+
+    The tournament's first entrant is the candidate, its second the baseline; the verdict
+    and the counts it was reached on are written once, when the test stops.
+    """
+
+    tournament = models.OneToOneField(
+        Tournament, on_delete=models.CASCADE, related_name="version_test"
+    )
+    elo0 = models.FloatField(default=0.0)
+    elo1 = models.FloatField(default=50.0)
+    alpha = models.FloatField(default=0.05)
+    beta = models.FloatField(default=0.05)
+    max_sets = models.PositiveIntegerField(default=1000)
+    verdict = models.CharField(max_length=16, default="pending")
+    wins = models.PositiveIntegerField(default=0)
+    draws = models.PositiveIntegerField(default=0)
+    losses = models.PositiveIntegerField(default=0)
+    llr = models.FloatField(default=0.0)
+
+    def __str__(self) -> str:
+        return f"test {self.tournament_id}: {self.verdict}"
+
+    @property
+    def parameters(self) -> SprtParameters:
+        return SprtParameters(self.elo0, self.elo1, self.alpha, self.beta, self.max_sets)

@@ -18,6 +18,7 @@ from django.db.models import F
 
 from . import selectors
 from .audit import manual_change_record
+from .formats import Format
 from .models import (
     DuplicateSet,
     Leaderboard,
@@ -44,6 +45,8 @@ def rating_set_apply(*, set_id: int) -> bool:
     ).get(id=set_id)
     if duplicate_set.status != DuplicateSet.Status.FINISHED:
         raise ValueError(f"{duplicate_set} is not finished; only finished sets are rated")
+    if not Format(duplicate_set.pairing.tournament.format).is_rated:
+        return False  # a challenge or a version test leaves the ratings alone
     leaderboard = leaderboard_for(game_id=duplicate_set.pairing.tournament.game)
     for _ in range(APPLY_ATTEMPTS):
         seq = Leaderboard.objects.values_list("last_seq", flat=True).get(id=leaderboard.pk)

@@ -27,16 +27,35 @@ from django.utils import timezone
 
 from bots.models import BotVersion
 from matches.models import Match
-from matches.services import match_create, match_replacement_create, match_seats_create
+from matches.selectors import match_queue
+from matches.services import (
+    match_create,
+    match_replacement_create,
+    match_seats_create,
+    matches_fail_pending,
+)
 
 from . import selectors
 from .brackets import Side, bracket_progress, double_elimination, single_elimination
-from .duplicate import PairingWinner, SetResult, pairing_decision, set_seed
-from .formats import Format, round_robin_rounds, swiss_round
-from .models import DuplicateSet, Entrant, Pairing, Tournament, TournamentMatch, current
+from .duplicate import PairingWinner, SetOutcome, SetResult, pairing_decision, set_seed
+from .formats import Format, round_robin_rounds
+from .models import (
+    DuplicateSet,
+    Entrant,
+    Pairing,
+    Tournament,
+    TournamentMatch,
+    VersionTest,
+    current,
+)
 from .rating_services import rating_set_apply
 from .ratings import PRIOR
+from .sprt import SprtState, Verdict, sprt_state
+from .swiss import PairingSystem, swiss_round
 
+#: Sets a version test keeps in flight: enough to keep two worker slots busy, few enough
+#: that the test stops soon after it decides.
+VERSION_TEST_SETS_IN_FLIGHT = 2
 #: Times ``tournament_advance`` re-reads and retries after losing a race to another caller.
 ADVANCE_ATTEMPTS = 5
 
@@ -45,13 +64,50 @@ def tournament_matches_enqueue(
     *, match_ids: Sequence[int], on_sent: Callable[[int], None] | None = None
 ) -> None:
     """Send one task per match (run at once, in this process, when no broker is configured)."""
-    from .tasks import tournament_match_play  # the tasks module imports this one
-
     TournamentMatch.objects.filter(match_id__in=match_ids).update(dispatched_at=timezone.now())
     for match_id in match_ids:
-        tournament_match_play.delay(match_id)
+        tournament_match_send(match_id=match_id)
         if on_sent is not None:
             on_sent(match_id)
+
+
+def tournament_match_send(*, match_id: int) -> None:
+    """One match's task, on the queue its bots need (``bots.queues``), a tournament's
+    ahead of the ladder's, challenges' and tests' (``MATCH_PRIORITY``)."""
+    from .tasks import tournament_match_play  # the tasks module imports this one
+
+    format = TournamentMatch.objects.values_list("tournament__format", flat=True).get(
+        match_id=match_id
+    )
+    tournament_match_play.apply_async(
+        (match_id,),
+        queue=match_queue(match_id=match_id),
+        priority=match_priority(Format(format)),
+    )
+
+
+#: Celery priorities on Redis (``CELERY_BROKER_TRANSPORT_OPTIONS``): 0 is taken first.
+TOURNAMENT_PRIORITY = 0
+AUTHOR_PRIORITY = 6
+
+
+def match_priority(tournament_format: Format) -> int:
+    """A match of an organised tournament goes ahead of the ladder's and the authors' own."""
+    return TOURNAMENT_PRIORITY if tournament_format.is_organised else AUTHOR_PRIORITY
+
+
+def ladder_pairings_add(*, tournament_id: int, pairs: Sequence[tuple[int, int]]) -> list[int]:
+    """One-set pairings of ladder entrants ``(first, second)``, made in the caller's
+    transaction; the match ids to send once it commits."""
+    snapshot = _snapshot(tournament_id)
+    if snapshot is None:
+        return []
+    number = len(snapshot.pairings)
+    new = [
+        _NewPairing(f"l{number + index}", Pairing.Bracket.ROUNDS, number + index, 1, a, b)
+        for index, (a, b) in enumerate(pairs, start=1)
+    ]
+    return _apply(snapshot, _Plan(new_pairings=new))
 
 
 def tournament_first_round(*, tournament: Tournament, entrants: list[Entrant]) -> list[int]:
@@ -149,6 +205,8 @@ class _Plan:
     extra_sets: list[Pairing] = field(default_factory=list)
     new_pairings: list[_NewPairing] = field(default_factory=list)
     finish: bool = False
+    #: The sequential test's final state, when this advance stops it.
+    version_test: SprtState | None = None
 
     @property
     def empty(self) -> bool:
@@ -172,7 +230,11 @@ def _plan(snapshot: _Snapshot) -> _Plan:
     plan = _Plan()
     views = [_decide(snapshot, pairing, plan) for pairing in snapshot.pairings]
     tournament_format = Format(snapshot.tournament.format)
-    if tournament_format.is_round_robin:
+    if tournament_format is Format.LADDER:
+        pass  # the ladder's pairings come from its matchmaker, and it never finishes
+    elif tournament_format is Format.VERSION_TEST:
+        _plan_version_test(snapshot, views, plan)
+    elif tournament_format.is_round_robin or tournament_format is Format.CHALLENGE:
         _plan_round_robin(snapshot, views, plan, tournament_format)
     elif tournament_format is Format.SWISS:
         _plan_swiss(snapshot, views, plan)
@@ -186,13 +248,17 @@ def _decide(snapshot: _Snapshot, pairing: Pairing, plan: _Plan) -> _PairingView:
     results = tuple(_set_result(s) for s in sets if s.status == DuplicateSet.Status.FINISHED)
     finished = pairing.status == Pairing.Status.FINISHED
     winner = pairing.winner_id
-    if not finished and len(results) == len(sets):
+    sequential = snapshot.tournament.format == Format.VERSION_TEST  # it decides by itself
+    if not finished and not sequential and len(results) == len(sets):
         entrants = snapshot.entrant
+        elimination = Format(snapshot.tournament.format).is_elimination
         decision = pairing_decision(
             results,
             planned=snapshot.tournament.sets_per_pair,
-            elimination=Format(snapshot.tournament.format).is_elimination,
-            first_is_better_seed=entrants[pairing.first_id].seed < entrants[pairing.second_id].seed,
+            elimination=elimination,
+            # Only a bracket reads seeds (the ladder's entrants have none).
+            first_is_better_seed=elimination
+            and entrants[pairing.first_id].seed < entrants[pairing.second_id].seed,
         )
         if decision.another_set:
             plan.extra_sets.append(pairing)
@@ -242,8 +308,8 @@ def _plan_swiss(snapshot: _Snapshot, views: list[_PairingView], plan: _Plan) -> 
         return
     scores: dict[int, float] = defaultdict(float)
     for view in views:
-        if view.second is None:
-            scores[view.first] += 1.0
+        if view.second is None:  # a bye is a pairing won, as the standings count it
+            scores[view.first] += float(snapshot.tournament.sets_per_pair)
         for result in view.results:
             first_points, second_points = result.set_points()
             scores[view.first] += first_points
@@ -251,8 +317,10 @@ def _plan_swiss(snapshot: _Snapshot, views: list[_PairingView], plan: _Plan) -> 
     ranking = sorted(snapshot.entrants, key=lambda e: (-scores[e.pk], e.seed))
     paired = swiss_round(
         [entrant.pk for entrant in ranking],
+        scores={entrant.pk: scores[entrant.pk] for entrant in ranking},
         played={frozenset((v.first, v.second)) for v in views if v.second is not None},
         had_bye={view.first for view in views if view.second is None},
+        system=PairingSystem(snapshot.tournament.pairing_system),
     )
     number = current + 1
     plan.new_pairings += [
@@ -264,6 +332,38 @@ def _plan_swiss(snapshot: _Snapshot, views: list[_PairingView], plan: _Plan) -> 
         plan.new_pairings.append(
             _NewPairing(f"r{number}bye", Pairing.Bracket.ROUNDS, number, table, paired.bye, None)
         )
+
+
+def _plan_version_test(snapshot: _Snapshot, views: list[_PairingView], plan: _Plan) -> None:
+    """One pairing, candidate first: sets are added, ``VERSION_TEST_SETS_IN_FLIGHT`` at a
+    time, until the sequential test decides or reaches its cap."""
+    if not views:
+        candidate, baseline = (entrant.pk for entrant in sorted_by_position(snapshot.entrants))
+        plan.new_pairings.append(
+            _NewPairing("test", Pairing.Bracket.ROUNDS, 1, 1, candidate, baseline)
+        )
+        return
+    [view], [pairing] = views, snapshot.pairings
+    test = snapshot.tournament.version_test
+    state = sprt_state(*_counts(view.results), test.parameters)
+    if state.verdict is not Verdict.PENDING:
+        plan.decided[pairing.pk] = None
+        plan.finish = True
+        plan.version_test = state
+        return
+    created = len(pairing.sets.all())
+    in_flight = created - len(view.results)
+    if in_flight < VERSION_TEST_SETS_IN_FLIGHT and created < test.max_sets:
+        plan.extra_sets.append(pairing)
+
+
+def sorted_by_position(entrants: Sequence[Entrant]) -> list[Entrant]:
+    return sorted(entrants, key=lambda entrant: entrant.position)
+
+
+def _counts(results: Sequence[SetResult]) -> tuple[int, int, int]:
+    outcomes = [result.outcome for result in results]
+    return tuple(outcomes.count(o) for o in (SetOutcome.FIRST, SetOutcome.DRAWN, SetOutcome.SECOND))
 
 
 def _plan_elimination(
@@ -292,6 +392,8 @@ def _apply(snapshot: _Snapshot, plan: _Plan) -> list[int]:
         Pairing.objects.filter(id=pairing_id, status=Pairing.Status.PLAYING).update(
             status=Pairing.Status.FINISHED, winner_id=winner_id, finished_at=now
         )
+    if plan.version_test is not None:
+        _version_test_record(snapshot.tournament, plan.version_test)
     match_ids = []
     for pairing in plan.extra_sets:
         match_ids += _set_create(snapshot, pairing, number=len(pairing.sets.all()) + 1)
@@ -314,6 +416,25 @@ def _apply(snapshot: _Snapshot, plan: _Plan) -> list[int]:
             for number in range(1, snapshot.tournament.sets_per_pair + 1):
                 match_ids += _set_create(snapshot, pairing, number=number)
     return match_ids
+
+
+def _version_test_record(tournament: Tournament, state: SprtState) -> None:
+    """The verdict and its numbers; the sets still in flight are not played (a match a
+    worker is playing right now ends, but no longer counts)."""
+    VersionTest.objects.filter(tournament=tournament).update(
+        verdict=state.verdict,
+        wins=state.wins,
+        draws=state.draws,
+        losses=state.losses,
+        llr=state.llr,
+    )
+    pending = Match.objects.filter(
+        tournament_match__tournament=tournament, status=Match.Status.PENDING
+    ).values_list("id", flat=True)
+    dropped = matches_fail_pending(match_ids=list(pending))
+    TournamentMatch.objects.filter(match_id__in=dropped).update(
+        failure="the version test stopped before this match was played"
+    )
 
 
 def _set_create(snapshot: _Snapshot, pairing: Pairing, *, number: int) -> list[int]:

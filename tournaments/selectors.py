@@ -103,6 +103,7 @@ def duplicate_sets_unrated() -> list[int]:
     """Finished sets not rated yet, in the order they finished."""
     return list(
         DuplicateSet.objects.filter(status=DuplicateSet.Status.FINISHED, rating_update__isnull=True)
+        .filter(pairing__tournament__format__in=[f.value for f in Format if f.is_rated])
         .order_by("finished_at", "id")
         .values_list("id", flat=True)
     )

@@ -10,6 +10,14 @@ from .formats import Format
 from .models import DuplicateSet, Entrant, Pairing, Rating, RatingChange, Tournament
 from .selectors import pairing_result
 from .services import MAX_SWISS_ROUNDS, MAX_TIME_BANK_SECONDS
+from .swiss import PairingSystem
+
+#: Ids and numbers the database can hold (a larger one is a 400, not an overflow).
+MAX_ID = 2**63 - 1
+PAIRING_SYSTEM_HELP = (
+    "How Swiss rounds are paired: dutch (the FIDE Dutch system: top half against bottom "
+    "half of each score group) or monrad (1 v 2, 3 v 4). Ignored by other formats."
+)
 
 
 class EntrantSerializer(serializers.ModelSerializer):
@@ -46,6 +54,7 @@ class TournamentSerializer(serializers.ModelSerializer):
             "options",
             "format",
             "rounds",
+            "pairing_system",
             "sets_per_pair",
             "status",
             "status_reason",
@@ -75,11 +84,18 @@ class TournamentDetailSerializer(TournamentSerializer):
 class TournamentCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=120)
     game = serializers.CharField()
-    format = serializers.ChoiceField(choices=[f.value for f in Format], default=Format.ROUND_ROBIN)
+    format = serializers.ChoiceField(
+        choices=[f.value for f in Format if f.is_organised], default=Format.ROUND_ROBIN
+    )
     options = serializers.DictField(required=False, default=dict)
     sets_per_pair = serializers.IntegerField(min_value=1, max_value=100, default=1)
     rounds = serializers.IntegerField(
         min_value=1, max_value=MAX_SWISS_ROUNDS, required=False, allow_null=True, default=None
+    )
+    pairing_system = serializers.ChoiceField(
+        choices=[system.value for system in PairingSystem],
+        default=PairingSystem.DUTCH.value,
+        help_text=PAIRING_SYSTEM_HELP,
     )
     decision_timeout = serializers.FloatField(min_value=0.01, max_value=60, default=1.0)
     time_bank_seconds = serializers.FloatField(
@@ -108,7 +124,21 @@ class TournamentCreateSerializer(serializers.Serializer):
 
 
 class EntryCreateSerializer(serializers.Serializer):
-    version = serializers.IntegerField(help_text="The id of a ready bot version of the game.")
+    """A bot version by its id, or by its bot and the number its author sees (``v3``)."""
+
+    bot = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_ID,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="A bot's id: then version is that bot's version number, not an id.",
+    )
+    version = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_ID,
+        help_text="The id of a ready bot version of the game; with bot, its version number.",
+    )
 
 
 class ScheduleSerializer(serializers.Serializer):

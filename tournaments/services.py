@@ -17,7 +17,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from bots.models import BotVersion
+from bots.models import Bot, BotVersion
 from bots.sandbox import sandbox_overrides_check
 from games.errors import DomainError
 from games.rules import get_game
@@ -35,8 +35,10 @@ from .models import (
     TournamentMatch,
     default_time_bank,
 )
+from .permissions import can_enter
 from .scheduling import match_replace, tournament_first_round, tournament_matches_enqueue
 from .selectors import versions_active
+from .swiss import PairingSystem
 
 Status = Tournament.Status
 #: The settings an organiser chooses, changeable until the tournament starts.
@@ -46,6 +48,7 @@ CONFIG_FIELDS = (
     "format",
     "options",
     "rounds",
+    "pairing_system",
     "sets_per_pair",
     "decision_timeout",
     "time_bank_seconds",
@@ -80,6 +83,7 @@ def tournament_config_check(
     decision_timeout: float,
     time_bank_seconds: float = 0.0,
     sandbox_overrides: dict[str, Any] | None = None,
+    pairing_system: str = PairingSystem.DUTCH,
 ) -> None:
     """``TournamentError`` naming what is wrong with a tournament's settings, else None."""
     if options is not None and not isinstance(options, dict):
@@ -96,6 +100,9 @@ def tournament_config_check(
         raise TournamentError("rounds is set for Swiss tournaments only, and at least 1")
     if rounds is not None and rounds > MAX_SWISS_ROUNDS:
         raise TournamentError(f"rounds is at most {MAX_SWISS_ROUNDS}")
+    if pairing_system not in {system.value for system in PairingSystem}:
+        known = [system.value for system in PairingSystem]
+        raise TournamentError(f"unknown pairing_system {pairing_system!r}; known: {known}")
     if not decision_timeout > 0:
         raise TournamentError("decision_timeout must be positive")
     if not 0 <= time_bank_seconds <= MAX_TIME_BANK_SECONDS:
@@ -120,6 +127,7 @@ def tournament_create(
     options: dict[str, Any] | None = None,
     sets_per_pair: int = 1,
     rounds: int | None = None,
+    pairing_system: str = PairingSystem.DUTCH,
     seed: int | str | None = None,
     decision_timeout: float = 1.0,
     time_bank_seconds: float | None = None,
@@ -129,6 +137,7 @@ def tournament_create(
 ) -> Tournament:
     """A draft tournament. Its secret seed is drawn now; only its SHA-256 shows until it ends.
 
+    ``pairing_system`` says how Swiss rounds are paired (``tournaments.swiss``);
     ``time_bank_seconds`` defaults to the setting; ``sandbox_overrides`` (``SandboxLimits``
     fields) replace the settings' sandbox limits for its uploaded bots.
     """
@@ -143,6 +152,7 @@ def tournament_create(
         decision_timeout=decision_timeout,
         time_bank_seconds=time_bank_seconds,
         sandbox_overrides=sandbox_overrides,
+        pairing_system=pairing_system,
     )
     seed = secrets.token_hex(32) if seed is None else str(seed)
     return Tournament.objects.create(
@@ -152,6 +162,7 @@ def tournament_create(
         options=options or {},
         sets_per_pair=sets_per_pair,
         rounds=rounds,
+        pairing_system=pairing_system,
         seed=seed,
         seed_sha256=seed_commitment(seed),
         decision_timeout=decision_timeout,
@@ -178,6 +189,7 @@ def tournament_configure(*, tournament: Tournament, **config: Any) -> bool:
         decision_timeout=config.get("decision_timeout", tournament.decision_timeout),
         time_bank_seconds=config.get("time_bank_seconds", tournament.time_bank_seconds),
         sandbox_overrides=config.get("sandbox_overrides", tournament.sandbox_overrides),
+        pairing_system=config.get("pairing_system", tournament.pairing_system),
     )
     if "sandbox_overrides" in config:
         config["sandbox_overrides"] = config["sandbox_overrides"] or {}
@@ -209,6 +221,22 @@ def tournament_enter(*, tournament: Tournament, version: BotVersion) -> Entrant:
             return Entrant.objects.create(tournament=tournament, version=version, position=position)
     except IntegrityError:
         raise TournamentConflict(f"{version} has already entered {tournament}") from None
+
+
+def tournament_entry_version(*, bot_id: int, number: int, user: Any) -> BotVersion:
+    """Version ``number`` of bot ``bot_id``, which ``user`` may enter (their own bot, or any
+    if they organise); else ``TournamentError`` naming ``bot`` or ``version``. Whether it is
+    ready, and of the right game, ``tournament_enter`` checks."""
+    if not Bot.objects.filter(pk=bot_id).exists():
+        raise TournamentError(f"there is no bot {bot_id}", field="bot")
+    version = BotVersion.objects.select_related("bot").filter(bot_id=bot_id, number=number).first()
+    if version is None:
+        raise TournamentError(f"bot {bot_id} has no version {number}", field="version")
+    if not can_enter(user, version):
+        raise TournamentError(
+            f"{version.bot} is not yours: only its owner or an organiser enters it", field="bot"
+        )
+    return version
 
 
 def tournament_withdraw(*, entrant: Entrant) -> None:

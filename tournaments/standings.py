@@ -59,6 +59,9 @@ TIE_BREAKS: dict[Format, tuple[TieBreak, ...]] = {
     Format.SWISS: _SWISS,
     Format.SINGLE_ELIMINATION: _ELIMINATION,
     Format.DOUBLE_ELIMINATION: _ELIMINATION,
+    Format.LADDER: _ROUND_ROBIN,
+    Format.CHALLENGE: _ROUND_ROBIN,
+    Format.VERSION_TEST: _ROUND_ROBIN,
 }
 
 

@@ -25,6 +25,7 @@ from .scheduling import (
     duplicate_set_settle,
     match_replace,
     tournament_advance,
+    tournament_match_send,
 )
 from .services import recurring_tournaments_spawn, tournament_start
 
@@ -118,8 +119,6 @@ def matches_redispatch_stale(*, now: datetime) -> int:
     A second delivery of a match that is in fact still queued does nothing (the claim is
     conditional), so resending costs one task at worst.
     """
-    from .tasks import tournament_match_play  # the tasks module imports this one
-
     cutoff = now - timedelta(seconds=settings.BAIZE_MATCH_REDISPATCH_SECONDS)
     stale = TournamentMatch.objects.filter(
         Q(dispatched_at__lt=cutoff) | Q(dispatched_at__isnull=True, match__created_at__lt=cutoff),
@@ -133,6 +132,6 @@ def matches_redispatch_stale(*, now: datetime) -> int:
         if TournamentMatch.objects.filter(id=link_id, dispatched_at=dispatched_at).update(
             dispatched_at=now
         ):
-            tournament_match_play.delay(match_id)
+            tournament_match_send(match_id=match_id)
             sent += 1
     return sent

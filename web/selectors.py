@@ -2,7 +2,7 @@
 
 The tournaments and bots apps own their reads; what is here only gathers what a page
 shows and does not fit theirs: the home page's summaries, a bot's recent matches, a
-match's seats and tournament.
+match's seats, tournament and forfeit.
 """
 
 from __future__ import annotations
@@ -11,11 +11,15 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.contrib.auth.models import AnonymousUser
 from django.db.models import Count, Q, QuerySet
 
 from bots.models import Bot, BotVersion
+from games.events import EventType, ForfeitReason, ResultReason
 from games.rules import GAMES
-from matches.models import Match, MatchSeat
+from matches.models import Match, MatchEvent, MatchSeat
+from matches.selectors import match_events_visible
+from matches.visibility import match_access
 from tournaments import selectors as tournament_selectors
 from tournaments.duplicate import SetResult
 from tournaments.formats import Format
@@ -40,7 +44,8 @@ _DONE = [Match.Status.FINISHED, Match.Status.FAILED]
 def tournaments_with_progress() -> QuerySet[Tournament]:
     """Tournaments with ``matches_total``, ``matches_done`` and ``matches_running``."""
     current_links = current("matches__")
-    return Tournament.objects.annotate(
+    organised = [f.value for f in Format if f.is_organised]  # the ladder has its own pages
+    return Tournament.objects.filter(format__in=organised).annotate(
         matches_total=Count("matches", filter=current_links),
         matches_done=Count("matches", filter=current_links & Q(matches__match__status__in=_DONE)),
         matches_running=Count(
@@ -150,6 +155,52 @@ def tournament_match_links(*, tournament: Tournament) -> dict[int, list[dict[str
     return links
 
 
+#: A forfeit's reason in the words of a page.
+FORFEIT_WORDS = {
+    ForfeitReason.TIMEOUT: "out of time",
+    ForfeitReason.CRASH: "crashed",
+    ForfeitReason.BAD_REPLY: "bad reply",
+    ForfeitReason.ILLEGAL_ACTION: "illegal action",
+    ForfeitReason.START_FAILED: "did not start",
+}
+
+
+@dataclass(frozen=True)
+class ForfeitShown:
+    """Which seat forfeited a match and why (a ``ForfeitReason`` value), as anyone may see."""
+
+    seat: int
+    reason: str
+    #: What the runner saw, as the public view of the log shows it; None where not shown.
+    detail: str | None = None
+
+    @property
+    def words(self) -> str:
+        return FORFEIT_WORDS.get(self.reason, self.reason)
+
+
+def match_forfeits(match_ids: list[int]) -> dict[int, ForfeitShown]:
+    """The forfeit of each of these matches that ended by one, in one query, without detail.
+
+    The seat and the reason are public in every view of a log (``matches.redaction``
+    withholds only a forfeit's detail), so they are read as stored.
+    """
+    rows = MatchEvent.objects.filter(match_id__in=match_ids, type=EventType.FORFEIT)
+    fields = rows.values_list("match_id", "payload__seat", "payload__reason")
+    return {match_id: ForfeitShown(seat, reason) for match_id, seat, reason in fields}
+
+
+def match_forfeit_public(match: Match) -> ForfeitShown | None:
+    """The match's forfeit as its public event log shows it (``matches.visibility``): the
+    detail never holds a bot's stderr, and is None while it names cards still face down."""
+    access = match_access(match=match, user=AnonymousUser(), view=None)
+    for event in match_events_visible(access=access):
+        if event["type"] == EventType.FORFEIT:
+            payload = event["payload"]
+            return ForfeitShown(payload["seat"], payload["reason"], payload.get("detail"))
+    return None
+
+
 @dataclass
 class BotMatch:
     """A match seen from one bot's seat."""
@@ -158,6 +209,12 @@ class BotMatch:
     seat: int
     version: BotVersion
     opponent: BotVersion | None
+    forfeit: ForfeitShown | None = None
+
+    @property
+    def forfeited_here(self) -> bool:
+        """This bot's seat forfeited the match (not its opponent's)."""
+        return self.forfeit is not None and self.forfeit.seat == self.seat
 
     @property
     def won(self) -> bool | None:
@@ -170,10 +227,14 @@ class BotMatch:
 
 
 def bot_matches(rows: list[MatchRow], bot: Bot) -> list[BotMatch]:
+    """The matches of ``rows`` from ``bot``'s seat, with their forfeits (one more query)."""
+    forfeits = match_forfeits([row.match.pk for row in rows])
     seen = []
     for row in rows:
         seat = 0 if row.players[0] and row.players[0].bot_id == bot.pk else 1
-        seen.append(BotMatch(row.match, seat, row.players[seat], row.players[1 - seat]))
+        opponent = row.players[1 - seat]
+        forfeit = forfeits.get(row.match.pk)
+        seen.append(BotMatch(row.match, seat, row.players[seat], opponent, forfeit))
     return seen
 
 
@@ -206,6 +267,7 @@ class MatchPage:
     match: Match
     players: list[BotVersion | None]
     tournament: Tournament | None
+    forfeit: ForfeitShown | None = None
 
 
 def match_page(*, match_id: int) -> MatchPage | None:
@@ -214,7 +276,8 @@ def match_page(*, match_id: int) -> MatchPage | None:
         return None
     [row] = match_rows([match])
     link = getattr(match, "tournament_match", None)
-    return MatchPage(match, row.players, link.tournament if link else None)
+    forfeit = match_forfeit_public(match) if match.result_reason == ResultReason.FORFEIT else None
+    return MatchPage(match, row.players, link.tournament if link else None, forfeit)
 
 
 @dataclass

@@ -10,6 +10,9 @@ urlpatterns = [
     path("tournaments/<int:pk>/", views.tournament_detail, name="tournament"),
     path("tournaments/<int:pk>/live/", views.tournament_live, name="tournament-live"),
     path("games/<str:game_id>/", views.game_detail, name="game"),
+    path("ladder/<str:game_id>/", views.ladder, name="ladder"),
+    path("challenges/<int:pk>/", views.challenge_detail, name="challenge"),
+    path("version-tests/<int:pk>/", views.version_test_detail, name="version-test"),
     path("bots/<int:pk>/", views.bot_detail, name="bot"),
     path("matches/<int:pk>/", views.match_detail, name="match"),
 ]

@@ -18,9 +18,10 @@ from matches.models import Match
 from matches.selectors import match_event_records
 from matches.visibility import match_access, match_fields
 from tournaments import selectors as tournament_selectors
+from tournaments.formats import Format
 from tournaments.models import Tournament
 
-from . import live, selectors
+from . import ladder_pages, live, selectors
 from .charts import line_chart
 from .replays import Timeline, match_timeline
 
@@ -139,3 +140,24 @@ def _timeline(match: Match) -> dict[str, Any]:
         timeline = match_timeline(match_event_records(match=match)).as_json()
         cache.set(key, timeline, None)
     return timeline
+
+
+def ladder(request: HttpRequest, game_id: str) -> HttpResponse:
+    if game_id not in GAMES:
+        raise Http404(f"no game {game_id!r}")
+    return render(request, "web/ladder.html", {"page": ladder_pages.ladder_page(game_id=game_id)})
+
+
+def challenge_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    challenge = get_object_or_404(Tournament, pk=pk, format=Format.CHALLENGE)
+    page = ladder_pages.author_page(tournament=challenge)
+    return render(request, "web/challenge.html", {"page": page})
+
+
+def version_test_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    test = get_object_or_404(
+        Tournament.objects.select_related("version_test"), pk=pk, format=Format.VERSION_TEST
+    )
+    page = ladder_pages.author_page(tournament=test)
+    context = {"page": page, "bar_width": ladder_pages.LLR_BAR_WIDTH}
+    return render(request, "web/version_test.html", context)

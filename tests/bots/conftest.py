@@ -8,6 +8,8 @@ import uuid
 
 import pytest
 
+from tests.tournaments.conftest import celery_workers, committed_db  # noqa: F401
+
 #: Set to 1 on a machine that cannot run the full sandbox, to skip its tests instead of
 #: failing them. CI and ``make test`` never set it: there, a weaker sandbox is a failure.
 ALLOW_NO_SANDBOX = os.environ.get("BAIZE_ALLOW_NO_SANDBOX") == "1"
@@ -45,10 +47,10 @@ def _tasks_in_process(monkeypatch):
     Redis (these tests are about the check, not the queue)."""
     from bots.tasks import bot_version_check_task
 
-    def run_here(version_id: int) -> None:
-        bot_version_check_task.apply((version_id,), throw=True)
+    def run_here(args: tuple, **options: object) -> None:
+        bot_version_check_task.apply(args, throw=True)
 
-    monkeypatch.setattr(bot_version_check_task, "delay", run_here)
+    monkeypatch.setattr(bot_version_check_task, "apply_async", run_here)
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,9 @@
-"""The bot authors' API: sign-up and tokens, bots, uploads with their checks, stderr."""
+"""The bot authors' API: sign-up and tokens, bots, uploads with their checks, downloads."""
 
 from __future__ import annotations
+
+import io
+import zipfile
 
 import pytest
 from django.contrib.auth.models import User
@@ -9,7 +12,9 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 from rest_framework.throttling import ScopedRateThrottle
 
+from bots.code import UploadLimits, read_upload
 from bots.models import Bot, BotVersion
+from bots.serializers import MAX_DESCRIPTION
 
 from .uploads import (
     CRASHING_BOT,
@@ -161,6 +166,46 @@ def test_only_the_owner_changes_a_bot(alices_bot, bob, alice):
     assert client_for(alice).patch(path, {"description": "v2"}, format="json").status_code == 200
     alices_bot.refresh_from_db()
     assert alices_bot.description == "v2"
+
+
+def test_a_patch_changes_only_the_fields_it_gives(alices_bot, alice):
+    client, path = client_for(alice), f"/api/bots/{alices_bot.pk}/"
+    client.patch(path, {"description": "first"}, format="json")
+
+    off = client.patch(path, {"on_ladder": False}, format="json")
+    assert off.status_code == 200
+    assert (off.json()["description"], off.json()["on_ladder"]) == ("first", False)
+
+    described = client.patch(path, {"description": "second"}, format="json").json()
+    assert (described["description"], described["on_ladder"]) == ("second", False)
+    alices_bot.refresh_from_db()
+    assert (alices_bot.description, alices_bot.on_ladder) == ("second", False)
+
+
+def test_a_patch_naming_a_read_only_or_unknown_field_is_refused_and_changes_nothing(
+    alices_bot, alice
+):
+    response = client_for(alice).patch(
+        f"/api/bots/{alices_bot.pk}/",
+        {"name": "renamed", "colour": "red", "description": "changed"},
+        format="json",
+    )
+
+    assert response.status_code == 400
+    detail = response.json()["detail"]
+    assert set(detail) == {"name", "colour"}
+    assert detail["name"][0].startswith("read-only: a bot's owner may change only description")
+    assert detail["colour"][0].startswith("unknown field")
+    alices_bot.refresh_from_db()
+    assert (alices_bot.name, alices_bot.description) == ("alices-bot", "")
+
+
+def test_a_description_past_the_cap_is_refused(alices_bot, alice):
+    too_long = "x" * (MAX_DESCRIPTION + 1)
+    response = client_for(alice).patch(
+        f"/api/bots/{alices_bot.pk}/", {"description": too_long}, format="json"
+    )
+    assert response.status_code == 400 and "description" in response.json()["detail"]
 
 
 def test_bots_are_listed_for_everyone(alices_bot):
@@ -326,3 +371,58 @@ def test_a_bots_latest_version_is_its_latest_ready_one(alices_bot):
     body = client_for(None).get(f"/api/bots/{alices_bot.pk}/").json()
 
     assert body["latest_version"] == 1
+
+
+# Downloads ----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def uploaded_zip(alices_bot, alice, code_store) -> tuple[bytes, dict]:
+    """A two-module zip uploaded as version 1 of Alice's bot (its check not run)."""
+    data = zip_of({"bot.py": SPLIT_BOT, "strategy.py": SPLIT_STRATEGY})
+    response = upload(client_for(alice), alices_bot, "bot.zip", data)
+    assert response.status_code == 202, response.json()
+    return data, response.json()
+
+
+def test_the_owner_downloads_a_version_s_files_as_a_zip(alices_bot, alice, uploaded_zip):
+    _, version = uploaded_zip
+
+    response = client_for(alice).get(f"/api/bots/{alices_bot.pk}/versions/1/code/")
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/zip"
+    assert 'filename="snag-alices-bot-v1.zip"' in response["Content-Disposition"]
+    with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
+        files = {name: archive.read(name) for name in archive.namelist()}
+    assert files == {"bot.py": SPLIT_BOT, "strategy.py": SPLIT_STRATEGY}
+    again = read_upload("bot.zip", response.content, UploadLimits())
+    assert again.content_hash == version["content_hash"]
+
+
+def test_staff_download_anyone_s_uploaded_version(alices_bot, uploaded_zip):
+    staff = User.objects.create_user("root", password=PASSWORD, is_staff=True)
+    response = client_for(staff).get(f"/api/bots/{alices_bot.pk}/versions/1/code/")
+    assert response.status_code == 200
+
+
+def test_anyone_else_gets_the_404_of_a_version_that_does_not_exist(alices_bot, bob, uploaded_zip):
+    path = f"/api/bots/{alices_bot.pk}/versions/{{number}}/code/"
+    missing = client_for(bob).get(path.format(number=2))
+    for client in (client_for(bob), client_for(None)):
+        refused = client.get(path.format(number=1))
+        assert refused.status_code == missing.status_code == 404
+        assert refused.json()["error"] == missing.json()["error"] == "not_found"
+
+
+def test_a_built_in_version_has_no_code_to_download(db):
+    builtin = Bot.objects.create(game="snag", name="random")
+    BotVersion.objects.create(
+        bot=builtin, number=1, builtin="random", content_hash="0" * 64, status="ready"
+    )
+    staff = User.objects.create_user("root", password=PASSWORD, is_staff=True)
+
+    response = client_for(staff).get(f"/api/bots/{builtin.pk}/versions/1/code/")
+
+    assert response.status_code == 400
+    assert "built in" in response.json()["detail"]["number"]

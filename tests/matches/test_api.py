@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from rest_framework.test import APIClient
+from django.contrib.auth.models import User
+from rest_framework.test import APIClient, APIRequestFactory, force_authenticate
 
+from bots.models import Bot, BotVersion
 from games.rules import GAMES
+from matches.api import MatchListApi
 from matches.models import Match
+from matches.services import match_create, match_seats_create
 
 pytestmark = pytest.mark.django_db
 
@@ -134,3 +138,54 @@ def test_stepping_through_a_whole_match_folds_its_log_once(api, match, monkeypat
     assert [body["step"] for body in bodies] == list(range(steps + 1))
     assert bodies[-1]["winner"] == match.winner
     assert len(folds) == 1
+
+
+# Matches of the caller's bots (?mine=true) ---------------------------------------------------
+# No route serves ``MatchListApi`` yet (``matches/urls.py`` needs ``path("matches/", ...)``):
+# these tests call the view itself.
+
+
+def list_matches(user, query: str):
+    request = APIRequestFactory().get(f"/api/matches/{query}")
+    if user is not None:
+        force_authenticate(request, user=user)
+    return MatchListApi.as_view()(request)
+
+
+@pytest.fixture
+def alices_matches(db) -> tuple[User, list[Match]]:
+    """Alice's bot against a built-in bot twice (once in each seat); two matches without her."""
+    alice = User.objects.create_user("alice")
+    mine = Bot.objects.create(owner=alice, game="snag", name="alices")
+    builtin = Bot.objects.create(game="snag", name="random")
+    version = BotVersion.objects.create(bot=mine, number=1, content_hash="a" * 64)
+    other = BotVersion.objects.create(
+        bot=builtin, number=1, builtin="random", content_hash="b" * 64
+    )
+    matches = []
+    for seats in ([version, other], [other, other], [other, version], [other, other]):
+        match = match_create(game_id="snag", seed=len(matches))
+        match_seats_create(match=match, versions=seats)
+        matches.append(match)
+    return alice, [matches[0], matches[2]]
+
+
+def test_mine_lists_the_matches_where_a_version_of_the_caller_s_bots_sits(alices_matches):
+    alice, hers = alices_matches
+
+    body = list_matches(alice, "?mine=true").data
+
+    assert [match["id"] for match in body["results"]] == [hers[1].pk, hers[0].pk]
+    assert body["count"] == 2
+
+
+def test_without_mine_every_match_is_listed(alices_matches):
+    alice, _ = alices_matches
+    assert list_matches(alice, "?mine=false").data["count"] == Match.objects.count() == 4
+
+
+def test_mine_needs_a_login_and_a_true_or_false(alices_matches):
+    alice, _ = alices_matches
+    assert list_matches(None, "?mine=true").status_code == 401
+    refused = list_matches(alice, "?mine=yes")
+    assert refused.status_code == 400 and "mine" in refused.data["detail"]

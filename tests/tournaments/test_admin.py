@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tournaments.models import Leaderboard, ManualChange, Tournament
@@ -141,3 +143,30 @@ def test_bots_are_entered_from_the_tournament_page_through_the_entry_rules(admin
     assert accepted.status_code == 302
     entrants = list(tournament.entrants.values_list("version_id", "position"))
     assert entrants[1] == (newcomer.pk, 2)
+
+
+def test_the_admin_index_says_matches_and_never_matchs(admin_client):
+    page = admin_client.get("/admin/").content.decode()
+    assert '<a href="/admin/matches/match/">Matches</a>' in page
+    assert '<a href="/admin/tournaments/tournamentmatch/">Tournament matches</a>' in page
+    assert not re.search(r"\bmatchs\b", page, re.IGNORECASE)
+
+
+def test_an_organiser_picks_the_swiss_pairing_system_in_the_admin(admin_client):
+    form = {
+        "name": "Monrad night",
+        "game": "snag",
+        "format": "swiss",
+        "pairing_system": "monrad",
+        "options": "{}",
+        "sets_per_pair": "1",
+        "decision_timeout": "1.0",
+        "entrants-TOTAL_FORMS": "0",
+        "entrants-INITIAL_FORMS": "0",
+        "pairings-TOTAL_FORMS": "0",
+        "pairings-INITIAL_FORMS": "0",
+    }
+    assert admin_client.post(f"{CHANGELIST}add/", form).status_code == 302
+    assert Tournament.objects.get(name="Monrad night").pairing_system == "monrad"
+    page = admin_client.get(f"{CHANGELIST}?pairing_system__exact=monrad").content
+    assert b"Monrad night" in page

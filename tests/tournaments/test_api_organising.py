@@ -6,6 +6,7 @@ import pytest
 from django.contrib.auth.models import Permission, User
 from rest_framework.test import APIClient
 
+from bots.models import BotVersion
 from tournaments.models import Entrant, Tournament
 
 from .conftest import strategy_bots
@@ -123,3 +124,66 @@ def test_an_organiser_schedules_and_cancels_with_a_reason(organiser):
         .status_code
         == 409
     )
+
+
+def test_swiss_rounds_are_paired_by_the_dutch_system_unless_monrad_is_chosen(organiser):
+    dutch = client(organiser).post("/api/tournaments/", NEW, format="json").json()
+    assert dutch["pairing_system"] == "dutch"
+    given = {**NEW, "pairing_system": "monrad"}
+    monrad = client(organiser).post("/api/tournaments/", given, format="json").json()
+    assert monrad["pairing_system"] == "monrad"
+    assert Tournament.objects.get(pk=monrad["id"]).pairing_system == "monrad"
+    detail = client().get(f"/api/tournaments/{monrad['id']}/").json()
+    assert detail["pairing_system"] == "monrad"
+
+
+def test_an_unknown_pairing_system_is_a_400_naming_it(organiser):
+    given = {**NEW, "pairing_system": "burstein"}
+    response = client(organiser).post("/api/tournaments/", given, format="json")
+    assert response.status_code == 400 and "pairing_system" in response.json()["detail"]
+    assert not Tournament.objects.exists()
+
+
+def test_an_author_enters_a_bot_by_the_version_number_they_see(organiser):
+    owner = User.objects.create_user("owner")
+    (first,) = strategy_bots(1, owner=owner)
+    second = BotVersion.objects.create(
+        bot=first.bot, number=2, builtin="random", content_hash="second", status="ready"
+    )
+    tournament_id = client(organiser).post("/api/tournaments/", NEW, format="json").json()["id"]
+    url = f"/api/tournaments/{tournament_id}/entrants/"
+    response = client(owner).post(url, {"bot": first.bot_id, "version": 2}, format="json")
+    assert response.status_code == 201, response.json()
+    assert response.json()["version_id"] == second.pk and response.json()["version"] == 2
+
+
+@pytest.mark.parametrize(
+    ("entry", "field", "says"),
+    [
+        ({"bot": 424242, "version": 1}, "bot", "there is no bot 424242"),
+        ({"bot": "mine", "version": 7}, "version", "has no version 7"),
+        ({"bot": "mine", "version": 2}, "version", "not ready"),
+        ({"bot": "theirs", "version": 1}, "bot", "is not yours"),
+    ],
+)
+def test_entering_by_bot_and_number_is_a_400_naming_what_is_wrong(organiser, entry, field, says):
+    owner = User.objects.create_user("owner")
+    (mine,) = strategy_bots(1, owner=owner)
+    BotVersion.objects.create(bot=mine.bot, number=2, builtin="random", content_hash="pending")
+    (theirs,) = strategy_bots(1, owner=User.objects.create_user("other"))
+    bots = {"mine": mine.bot_id, "theirs": theirs.bot_id}
+    entry = {**entry, "bot": bots.get(entry["bot"], entry["bot"])}
+    tournament_id = client(organiser).post("/api/tournaments/", NEW, format="json").json()["id"]
+    url = f"/api/tournaments/{tournament_id}/entrants/"
+    response = client(owner).post(url, entry, format="json")
+    assert response.status_code == 400
+    assert says in response.json()["detail"][field]
+    assert not Entrant.objects.exists()
+
+
+def test_an_organiser_enters_any_bot_by_its_number(organiser):
+    (theirs,) = strategy_bots(1, owner=User.objects.create_user("other"))
+    tournament_id = client(organiser).post("/api/tournaments/", NEW, format="json").json()["id"]
+    url = f"/api/tournaments/{tournament_id}/entrants/"
+    entry = {"bot": theirs.bot_id, "version": 1}
+    assert client(organiser).post(url, entry, format="json").status_code == 201

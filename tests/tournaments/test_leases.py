@@ -226,14 +226,17 @@ def test_a_match_that_keeps_failing_is_replaced_a_few_times_then_waits_for_an_or
 def test_a_pending_match_sent_long_ago_is_sent_again_and_a_recent_one_is_not(settings, monkeypatch):
     settings.BAIZE_MATCH_REDISPATCH_SECONDS = 60
     sent = []
-    monkeypatch.setattr("tournaments.tasks.tournament_match_play.delay", sent.append)
+    monkeypatch.setattr(
+        "tournaments.tasks.tournament_match_play.apply_async",
+        lambda args, **options: sent.append((*args, options)),
+    )
     tournament = start(tournament_with(strategy_bots(2)))
     old, recent = current_matches(tournament).order_by("first_seat")
     long_ago = timezone.now() - timedelta(minutes=5)
     TournamentMatch.objects.filter(pk=old.pk).update(dispatched_at=long_ago)
     TournamentMatch.objects.filter(pk=recent.pk).update(dispatched_at=timezone.now())
     assert tournaments_tick().redispatched == 1
-    assert sent == [old.match_id]
+    assert sent == [(old.match_id, {"queue": "celery", "priority": 0})]
     old.refresh_from_db()
     assert old.dispatched_at > long_ago
     assert tournaments_tick().redispatched == 0, "sent again once, not at every tick"

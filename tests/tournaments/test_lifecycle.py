@@ -87,7 +87,7 @@ def test_an_entry_must_be_a_ready_version_of_the_game_entered_once():
     [
         ({"options": {"target": 0}}, "target"),
         ({"options": [1, 2]}, "options are an object"),
-        ({"format": "ladder"}, "unknown format"),
+        ({"format": "knockout"}, "unknown format"),
         ({"sets_per_pair": 0}, "sets_per_pair"),
         ({"rounds": 3}, "Swiss"),
         ({"decision_timeout": 0}, "positive"),

@@ -1,5 +1,6 @@
-"""The tournament maths is pure: formats, brackets, sets, standings, ratings and the
-simulation import no Django, no Celery and no I/O of their own, so they run on their own."""
+"""The tournament maths is pure: formats, Swiss pairing, brackets, sets, standings, ratings,
+the sequential test, the ladder's matchmaking and the simulations import no Django, no
+Celery and no I/O of their own, so they run on their own."""
 
 from __future__ import annotations
 
@@ -17,9 +18,24 @@ PURE = [
     "tournaments/standings.py",
     "tournaments/ratings.py",
     "tournaments/simulation.py",
+    "tournaments/swiss.py",
+    "tournaments/sprt.py",
+    "ladder/matchmaking.py",
+    "ladder/simulation.py",
 ]
-#: The ratings library (pure maths) and the pure parts of the layers below.
-ALLOWED = ("openskill", "games.rules", "bots.referee", "bots.builtin")
+#: The ratings and matching libraries (pure maths), the pure parts of the layers below, and
+#: the pure tournament maths the ladder simulation plays with.
+ALLOWED = (
+    "openskill",
+    "networkx",
+    "games.rules",
+    "bots.referee",
+    "bots.builtin",
+    "tournaments.duplicate",
+    "tournaments.ratings",
+    "tournaments.simulation",
+    "tournaments.sprt",
+)
 
 
 def absolute_imports(path: Path) -> set[str]:

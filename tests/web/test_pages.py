@@ -6,7 +6,9 @@ import re
 
 import pytest
 
+from games.rules import get_game
 from matches.models import Match
+from matches.services import match_claim, match_create, match_event_writer, match_seats_create
 from tests.web.factories import bot_versions, match_play_here, play_out, tournament_started
 from tournaments.standings_cache import tournament_version_forget
 
@@ -147,3 +149,85 @@ def test_the_match_page_carries_the_chapters_and_the_replay_api_urls(client, rou
     assert '<optgroup label="Deal 1">' in page and "Deal 1, trick 1" in page
     steps = match.events.filter(type="decision").count()
     assert f'max="{steps}"' in page
+
+
+# Forfeits ----------------------------------------------------------------------------------
+
+TIMEOUT_DETAIL = (
+    "the bot did not reply before the deadline: the decision limit of 1 s ran out,"
+    " its time bank of 10 s already spent"
+)
+
+
+def forfeited_match(detail: str, *, reason: str = "timeout", seed: int = 11) -> Match:
+    """A finished Snag match whose seat 1 forfeited at its first decision."""
+    versions = bot_versions(2, prefix=f"f{seed}")
+    match = match_create(game_id="snag", seed=seed, options={"target": 10})
+    match_seats_create(match=match, versions=versions)
+    match_claim(match_id=match.pk, worker="test")
+    match.refresh_from_db()
+    players = [
+        {"seat": seat, "bot": str(v.bot), "version_id": v.pk, "content_hash": v.content_hash}
+        for seat, v in enumerate(versions)
+    ]
+    order = get_game("snag").new_match(seed, {"target": 10}).orders[0]
+    with match_event_writer(match=match, players=players) as writer:
+        writer.emit("shuffle", {"k": 0, "order": list(order)})
+        writer.emit("forfeit", {"seat": 1, "reason": reason, "detail": detail})
+        writer.emit("match_finished", {"winner": 0, "scores": [0, 0], "reason": "forfeit"})
+    match.refresh_from_db()
+    return match
+
+
+def forfeit_line(client, match: Match) -> str:
+    found = re.search(r'<li id="forfeit">(.*?)</li>', text(client.get(f"/matches/{match.pk}/")))
+    assert found, "the match page shows no forfeit"
+    return found.group(1)
+
+
+def test_the_match_page_says_which_seat_forfeited_and_the_public_reason(client):
+    match = forfeited_match(TIMEOUT_DETAIL)
+
+    line = forfeit_line(client, match)
+
+    assert "seat 1 (f11-2): out of time" in line and "<code>timeout</code>" in line
+    assert TIMEOUT_DETAIL in line
+
+
+def test_the_match_page_never_shows_the_stderr_an_older_forfeit_detail_holds(client):
+    legacy = "the bot closed its output (exit status 1); its stderr ends with:\nmy secret plan"
+    match = forfeited_match(legacy, reason="crash")
+
+    page = text(client.get(f"/matches/{match.pk}/"))
+
+    assert "seat 1 (f11-2): crashed" in forfeit_line(client, match)
+    assert "the bot closed its output (exit status 1)" in forfeit_line(client, match)
+    assert "my secret plan" not in page
+
+
+def test_while_its_deal_is_in_play_the_page_keeps_a_detail_naming_face_down_cards(client):
+    hidden_card = get_game("snag").new_match(12, {"target": 10}).hands[1][0]
+    detail = (
+        f'{{"play":"1X"}} is not legal here; the legal actions were [{{"play":"{hidden_card}"}}]'
+    )
+    match = forfeited_match(detail, reason="illegal_action", seed=12)
+    match_create(game_id="snag", seed=12, options={"target": 10})  # its twin, still to play
+
+    line = forfeit_line(client, match)
+
+    assert "seat 1 (f12-2): illegal action" in line and "face down" in line
+    assert hidden_card not in line
+
+
+def test_a_page_without_a_forfeit_shows_none(client, round_robin):
+    match = Match.objects.filter(tournament_match__tournament=round_robin).first()
+    assert 'id="forfeit"' not in text(client.get(f"/matches/{match.pk}/"))
+
+
+def test_the_bot_page_says_who_forfeited_a_recent_match_and_why(client):
+    match = forfeited_match(TIMEOUT_DETAIL)
+    winner, loser = (seat.version.bot_id for seat in match.seats.order_by("seat"))
+
+    assert "(forfeited: out of time)" in text(client.get(f"/bots/{loser}/"))
+    assert "(opponent forfeited: out of time)" in text(client.get(f"/bots/{winner}/"))
+    assert TIMEOUT_DETAIL not in text(client.get(f"/bots/{loser}/"))

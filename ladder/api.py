@@ -1,0 +1,191 @@
+"""The ladder, challenge and version-test API: thin views over ``services`` and ``selectors``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, status
+from rest_framework.exceptions import NotAuthenticated, ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from bots.models import BotVersion
+from games.rules import GAMES
+from tournaments.formats import Format
+from tournaments.models import Tournament
+from tournaments.sprt import SprtParameters
+
+from . import selectors, services
+from .serializers import (
+    AuthorTournamentSerializer,
+    ChallengeCreateSerializer,
+    LadderSerializer,
+    SetSerializer,
+    VersionTestCreateSerializer,
+    VersionTestSerializer,
+)
+
+
+def _game(game: str) -> str:
+    if game not in GAMES:
+        raise ValidationError({"game": f"unknown game {game!r}; known: {sorted(GAMES)}"})
+    return game
+
+
+class LadderApi(APIView):
+    """The game's ladder: every active version by conservative rating, best first."""
+
+    @extend_schema(responses=LadderSerializer)
+    def get(self, request: Request, game: str) -> Response:
+        game = _game(game)
+        the_ladder = selectors.ladder(game_id=game)
+        in_flight = selectors.ladder_sets_in_flight(ladder=the_ladder) if the_ladder else 0
+        table = selectors.ladder_table(game_id=game)
+        data = {"game": game, "sets_in_flight": in_flight, "rows": table}
+        return Response(LadderSerializer(data).data)
+
+
+class LadderSetListApi(generics.ListAPIView):
+    """The game's latest finished ladder sets, newest first."""
+
+    serializer_class = SetSerializer
+
+    def get_queryset(self) -> Any:
+        return selectors.ladder_recent_sets(game_id=_game(self.kwargs["game"]), limit=None)
+
+
+def _version(pk: int, field: str) -> BotVersion:
+    version = BotVersion.objects.select_related("bot").filter(pk=pk).first()
+    if version is None:
+        raise ValidationError({field: f"no bot version {pk}"})
+    return version
+
+
+def _mine_only(request: Request, queryset: Any) -> Any:
+    mine = request.query_params.get("mine")
+    if mine not in (None, "true", "false"):
+        raise ValidationError({"mine": f"must be true or false, got {mine!r}"})
+    if mine != "true":
+        return queryset
+    if not request.user.is_authenticated:
+        raise NotAuthenticated("log in to list your own")
+    return queryset.filter(organiser=request.user)
+
+
+def _author_view(tournament: Tournament) -> dict[str, Any]:
+    first, second = selectors.author_versions(tournament=tournament)
+    return {
+        "id": tournament.pk,
+        "name": tournament.name,
+        "game": tournament.game,
+        "status": tournament.status,
+        "created_at": tournament.created_at,
+        "finished_at": tournament.finished_at,
+        "first": first,
+        "second": second,
+        "result": selectors.head_to_head(tournament=tournament),
+    }
+
+
+def _test_view(tournament: Tournament) -> dict[str, Any]:
+    progress = selectors.version_test_progress(tournament=tournament)
+    test = tournament.version_test
+    sprt = {
+        "elo0": test.elo0,
+        "elo1": test.elo1,
+        "alpha": test.alpha,
+        "beta": test.beta,
+        "max_sets": test.max_sets,
+        "llr": progress.llr,
+        "lower_bound": progress.lower_bound,
+        "upper_bound": progress.upper_bound,
+        "verdict": progress.verdict,
+    }
+    return {**_author_view(tournament), "sprt": sprt}
+
+
+@extend_schema(
+    parameters=[OpenApiParameter("mine", str, enum=["true", "false"], description="Only yours.")]
+)
+class ChallengeListApi(generics.ListAPIView):
+    """Challenges, newest first; an author asks for one with ``POST``."""
+
+    serializer_class = AuthorTournamentSerializer
+
+    def get_queryset(self) -> Any:
+        challenges = Tournament.objects.filter(format=Format.CHALLENGE).order_by("-created_at")
+        return _mine_only(self.request, challenges)
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(
+            AuthorTournamentSerializer([_author_view(t) for t in page], many=True).data
+        )
+
+    @extend_schema(request=ChallengeCreateSerializer, responses={201: AuthorTournamentSerializer})
+    def post(self, request: Request) -> Response:
+        if not request.user.is_authenticated:
+            raise NotAuthenticated("log in to challenge")
+        given = ChallengeCreateSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        challenge = services.challenge_create(
+            user=request.user,
+            version=_version(given.validated_data["version"], "version"),
+            opponent=_version(given.validated_data["opponent"], "opponent"),
+            sets=given.validated_data["sets"],
+        )
+        data = AuthorTournamentSerializer(_author_view(challenge)).data
+        return Response(data, status=status.HTTP_201_CREATED)
+
+
+class ChallengeDetailApi(APIView):
+    @extend_schema(responses=AuthorTournamentSerializer)
+    def get(self, request: Request, pk: int) -> Response:
+        challenge = get_object_or_404(Tournament, pk=pk, format=Format.CHALLENGE)
+        return Response(AuthorTournamentSerializer(_author_view(challenge)).data)
+
+
+@extend_schema(
+    parameters=[OpenApiParameter("mine", str, enum=["true", "false"], description="Only yours.")]
+)
+class VersionTestListApi(generics.ListAPIView):
+    """Version tests, newest first; an author starts one with ``POST``."""
+
+    serializer_class = VersionTestSerializer
+
+    def get_queryset(self) -> Any:
+        tests = Tournament.objects.filter(format=Format.VERSION_TEST).order_by("-created_at")
+        return _mine_only(self.request, tests.select_related("version_test"))
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response(
+            VersionTestSerializer([_test_view(t) for t in page], many=True).data
+        )
+
+    @extend_schema(request=VersionTestCreateSerializer, responses={201: VersionTestSerializer})
+    def post(self, request: Request) -> Response:
+        if not request.user.is_authenticated:
+            raise NotAuthenticated("log in to start a version test")
+        given = VersionTestCreateSerializer(data=request.data)
+        given.is_valid(raise_exception=True)
+        data = given.validated_data
+        test = services.version_test_create(
+            user=request.user,
+            candidate=_version(data["candidate"], "candidate"),
+            baseline=_version(data["baseline"], "baseline"),
+            parameters=SprtParameters(
+                data["elo0"], data["elo1"], data["alpha"], data["beta"], data["max_sets"]
+            ),
+        )
+        return Response(VersionTestSerializer(_test_view(test)).data, status=201)
+
+
+class VersionTestDetailApi(APIView):
+    @extend_schema(responses=VersionTestSerializer)
+    def get(self, request: Request, pk: int) -> Response:
+        test = get_object_or_404(Tournament, pk=pk, format=Format.VERSION_TEST)
+        return Response(VersionTestSerializer(_test_view(test)).data)

@@ -1,0 +1,128 @@
+"""What the ladder, challenge and version-test API reads and writes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from tournaments.sprt import SprtParameters
+
+from .services import CHALLENGE_SETS
+
+_SPRT = SprtParameters()
+
+
+class VersionBriefSerializer(serializers.Serializer):
+    version_id = serializers.IntegerField(source="pk")
+    bot_id = serializers.IntegerField()
+    bot = serializers.CharField(source="bot.name")
+    version = serializers.IntegerField(source="number")
+    owner = serializers.CharField(source="bot.owner.username", allow_null=True, default=None)
+    builtin = serializers.SerializerMethodField()
+
+    def get_builtin(self, version: Any) -> bool:
+        return bool(version.builtin)
+
+
+class LadderRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    version = VersionBriefSerializer()
+    mu = serializers.FloatField(help_text="The rating estimate (openskill).")
+    sigma = serializers.FloatField(help_text="Its uncertainty.")
+    conservative = serializers.FloatField(help_text="mu - 3 sigma: the table's order.")
+    low = serializers.FloatField(help_text="mu - 3 sigma.")
+    high = serializers.FloatField(help_text="mu + 3 sigma.")
+    sets = serializers.IntegerField(help_text="Ladder sets finished.")
+    placement_sets = serializers.IntegerField(help_text="Sets a new version plays to be placed.")
+    placing = serializers.BooleanField(help_text="Still in its placement sets.")
+    last_played = serializers.DateTimeField(allow_null=True)
+
+
+class LadderSerializer(serializers.Serializer):
+    game = serializers.CharField()
+    sets_in_flight = serializers.IntegerField()
+    rows = LadderRowSerializer(many=True)
+
+
+class SetSerializer(serializers.Serializer):
+    """A finished duplicate set; ``outcome`` is from the first entrant's side."""
+
+    id = serializers.IntegerField()
+    tournament_id = serializers.IntegerField(source="pairing.tournament_id")
+    first = VersionBriefSerializer(source="pairing.first.version")
+    second = VersionBriefSerializer(source="pairing.second.version")
+    outcome = serializers.CharField()
+    first_wins = serializers.IntegerField()
+    second_wins = serializers.IntegerField()
+    first_points = serializers.IntegerField()
+    second_points = serializers.IntegerField()
+    finished_at = serializers.DateTimeField()
+
+
+class ChallengeCreateSerializer(serializers.Serializer):
+    version = serializers.IntegerField(help_text="Your ready version.")
+    opponent = serializers.IntegerField(help_text="Any ready version of the same game.")
+    sets = serializers.IntegerField(
+        min_value=CHALLENGE_SETS[0], max_value=CHALLENGE_SETS[1], help_text="Duplicate sets."
+    )
+
+
+class VersionTestCreateSerializer(serializers.Serializer):
+    candidate = serializers.IntegerField(help_text="Your new version.")
+    baseline = serializers.IntegerField(help_text="Your version to beat.")
+    elo0 = serializers.FloatField(default=_SPRT.elo0, min_value=-500, max_value=500)
+    elo1 = serializers.FloatField(default=_SPRT.elo1, min_value=-500, max_value=500)
+    alpha = serializers.FloatField(default=_SPRT.alpha, min_value=0.001, max_value=0.2)
+    beta = serializers.FloatField(default=_SPRT.beta, min_value=0.001, max_value=0.2)
+    max_sets = serializers.IntegerField(default=_SPRT.max_sets, min_value=2, max_value=2000)
+
+    def validate(self, data: dict) -> dict:
+        if not data["elo0"] < data["elo1"]:
+            raise serializers.ValidationError({"elo1": "must be above elo0"})
+        return data
+
+
+class HeadToHeadSerializer(serializers.Serializer):
+    sets_planned = serializers.IntegerField()
+    sets = serializers.IntegerField(help_text="Sets finished.")
+    wins = serializers.IntegerField(help_text="Sets the first version won.")
+    draws = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    first_points = serializers.IntegerField(help_text="Match points of the first version.")
+    second_points = serializers.IntegerField()
+    score = serializers.FloatField(allow_null=True, help_text="Mean set score of the first.")
+    score_interval = serializers.ListField(
+        child=serializers.FloatField(), help_text="95% confidence interval of the score."
+    )
+    elo_interval = serializers.ListField(
+        child=serializers.FloatField(), help_text="The same interval as set-Elo differences."
+    )
+
+
+class AuthorTournamentSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    game = serializers.CharField()
+    status = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    first = VersionBriefSerializer()
+    second = VersionBriefSerializer()
+    result = HeadToHeadSerializer()
+
+
+class SprtSerializer(serializers.Serializer):
+    elo0 = serializers.FloatField()
+    elo1 = serializers.FloatField()
+    alpha = serializers.FloatField()
+    beta = serializers.FloatField()
+    max_sets = serializers.IntegerField()
+    llr = serializers.FloatField(help_text="Log-likelihood ratio of H1 (elo1) against H0.")
+    lower_bound = serializers.FloatField(help_text="At or below it: not better (H0).")
+    upper_bound = serializers.FloatField(help_text="At or above it: better (H1).")
+    verdict = serializers.ChoiceField(choices=["pending", "better", "not_better", "inconclusive"])
+
+
+class VersionTestSerializer(AuthorTournamentSerializer):
+    sprt = SprtSerializer()

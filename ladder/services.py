@@ -1,0 +1,245 @@
+"""The ladder's tick, and challenges and version tests created for authors."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from bots.models import BotVersion
+from games.errors import DomainError
+from games.rules import GAMES, get_game
+from tournaments.formats import Format
+from tournaments.models import Entrant, Tournament, VersionTest
+from tournaments.scheduling import (
+    VERSION_TEST_SETS_IN_FLIGHT,
+    ladder_pairings_add,
+    tournament_matches_enqueue,
+)
+from tournaments.services import (
+    tournament_create,
+    tournament_enter,
+    tournament_schedule,
+    tournament_start,
+)
+from tournaments.sprt import SprtParameters
+
+from . import selectors
+from .matchmaking import MatchmakingRules, matchmake
+
+#: Sets a challenge may ask for.
+CHALLENGE_SETS = (1, 50)
+
+
+class AuthorRequestError(DomainError):
+    """A challenge or a version test that cannot be made as asked."""
+
+    code = "bad_request"
+    status = 400
+
+
+class DailyLimitReached(AuthorRequestError):
+    code = "daily_limit"
+    status = 429
+
+
+def matchmaking_rules() -> MatchmakingRules:
+    return MatchmakingRules(
+        placement_sets=settings.BAIZE_LADDER_PLACEMENT_SETS,
+        pair_cap=settings.BAIZE_LADDER_PAIR_CAP,
+        starving_seconds=settings.BAIZE_LADDER_STARVING_MINUTES * 60,
+    )
+
+
+def ladder_for(*, game_id: str) -> Tournament:
+    """The game's ladder, made on first use: a tournament that runs for ever."""
+    ladder = Tournament.objects.filter(game=game_id, format=Format.LADDER).first()
+    if ladder is not None:
+        return ladder
+    seed = secrets.token_hex(32)
+    try:
+        with transaction.atomic():
+            ladder = tournament_create(
+                name=f"{get_game(game_id).name} ladder",
+                game_id=game_id,
+                format=Format.LADDER,
+                seed=seed,
+            )
+            Tournament.objects.filter(id=ladder.pk).update(
+                status=Tournament.Status.RUNNING, started_at=timezone.now()
+            )
+    except IntegrityError:  # another tick made it first (one ladder per game)
+        pass
+    return Tournament.objects.get(game=game_id, format=Format.LADDER)
+
+
+def ladder_tick(*, now: datetime | None = None) -> int:
+    """Start the ladder sets each game has room for; the number of sets started."""
+    now = now or timezone.now()
+    return sum(len(ladder_matchmake(game_id=game_id, now=now)) for game_id in GAMES)
+
+
+def ladder_matchmake(*, game_id: str, now: datetime) -> list[tuple[int, int]]:
+    """Pair the game's active ladder versions up to its capacity; the version pairs sent."""
+    versions = selectors.ladder_versions(game_id=game_id)
+    if len(versions) < 2:
+        return []
+    ladder = ladder_for(game_id=game_id)
+    entrants = _entrants_sync(ladder, versions)
+    views = selectors.ladder_views(ladder=ladder, entrants=entrants, now=now)
+    capacity = settings.BAIZE_LADDER_SETS_IN_FLIGHT - selectors.ladder_sets_in_flight(ladder=ladder)
+    if capacity <= 0:
+        return []
+    recent = selectors.ladder_recent_pairs(ladder=ladder, since=now - _recent_window())
+    pairs = matchmake(
+        views,
+        recent_pairs=recent,
+        capacity=capacity,
+        now=now.timestamp(),
+        rules=matchmaking_rules(),
+    )
+    if not pairs:
+        return []
+    with transaction.atomic():
+        # Conditional update: two ticks at once read the same free versions; only the one
+        # that moves the ladder's progress on pairs them.
+        moved = Tournament.objects.filter(id=ladder.pk, progress=ladder.progress).update(
+            progress=F("progress") + 1
+        )
+        if moved != 1:
+            return []
+        match_ids = ladder_pairings_add(tournament_id=ladder.pk, pairs=pairs)
+        transaction.on_commit(lambda: tournament_matches_enqueue(match_ids=match_ids))
+    by_entrant = {entrant.pk: entrant.version_id for entrant in entrants}
+    return [(by_entrant[a], by_entrant[b]) for a, b in pairs]
+
+
+def _recent_window() -> timedelta:
+    return timedelta(hours=settings.BAIZE_LADDER_RECENT_HOURS)
+
+
+def _entrants_sync(ladder: Tournament, versions: Sequence[BotVersion]) -> list[Entrant]:
+    """The ladder's entrants of ``versions``, entering those that are new to it."""
+    known = {e.version_id: e for e in Entrant.objects.filter(tournament=ladder)}
+    for version in versions:
+        if version.pk in known:
+            continue
+        with transaction.atomic():
+            # Conditional update: the count is the next position, taken by one tick only.
+            Tournament.objects.filter(id=ladder.pk).update(entrant_count=F("entrant_count") + 1)
+            position = Tournament.objects.values_list("entrant_count", flat=True).get(id=ladder.pk)
+            try:
+                with transaction.atomic():
+                    known[version.pk] = Entrant.objects.create(
+                        tournament=ladder, version=version, position=position
+                    )
+            except IntegrityError:  # entered by a tick racing this one
+                known[version.pk] = Entrant.objects.get(tournament=ladder, version=version)
+    return [known[version.pk] for version in versions]
+
+
+def challenge_create(
+    *, user: Any, version: BotVersion, opponent: BotVersion, sets: int
+) -> Tournament:
+    """``sets`` unrated duplicate sets between the caller's ``version`` and ``opponent``."""
+    low, high = CHALLENGE_SETS
+    if not low <= sets <= high:
+        raise AuthorRequestError(f"sets must be from {low} to {high}, got {sets}")
+    _check_pair(user, version, opponent, their_own_opponent=False)
+    _check_daily_sets(user, sets)
+    return _author_tournament(
+        user=user,
+        name=f"Challenge: {_label(version)} v {_label(opponent)}",
+        format=Format.CHALLENGE,
+        versions=(version, opponent),
+        sets_per_pair=sets,
+    )
+
+
+def version_test_create(
+    *, user: Any, candidate: BotVersion, baseline: BotVersion, parameters: SprtParameters
+) -> Tournament:
+    """A sequential test of the caller's ``candidate`` against their ``baseline``."""
+    _check_pair(user, candidate, baseline, their_own_opponent=True)
+    _check_daily_sets(user, VERSION_TEST_SETS_IN_FLIGHT)
+    with transaction.atomic():
+        tournament = _author_tournament(
+            user=user,
+            name=f"Test: {_label(candidate)} v {_label(baseline)}",
+            format=Format.VERSION_TEST,
+            versions=(candidate, baseline),
+            sets_per_pair=VERSION_TEST_SETS_IN_FLIGHT,
+            before_start=lambda t: VersionTest.objects.create(
+                tournament=t,
+                elo0=parameters.elo0,
+                elo1=parameters.elo1,
+                alpha=parameters.alpha,
+                beta=parameters.beta,
+                max_sets=parameters.max_sets,
+            ),
+        )
+    return tournament
+
+
+def _label(version: BotVersion) -> str:
+    return f"{version.bot.name} v{version.number}"
+
+
+def _check_pair(
+    user: Any, mine: BotVersion, other: BotVersion, *, their_own_opponent: bool
+) -> None:
+    if mine.bot.owner_id != user.pk:
+        raise AuthorRequestError(f"{_label(mine)} is not one of your bots")
+    if their_own_opponent and other.bot.owner_id != user.pk:
+        raise AuthorRequestError(f"{_label(other)} is not one of your bots")
+    if mine.pk == other.pk:
+        raise AuthorRequestError("a version cannot play itself")
+    if mine.bot.game != other.bot.game:
+        raise AuthorRequestError(
+            f"{_label(mine)} plays {mine.bot.game}, {_label(other)} plays {other.bot.game}"
+        )
+    for version in (mine, other):
+        if version.status != BotVersion.Status.READY:
+            raise AuthorRequestError(f"{_label(version)} is {version.status}, not ready to play")
+
+
+def _check_daily_sets(user: Any, asked: int) -> None:
+    limit = settings.BAIZE_AUTHOR_SETS_PER_DAY
+    used = selectors.author_sets_since(user=user, since=timezone.now() - timedelta(days=1))
+    if used + asked > limit:
+        raise DailyLimitReached(
+            f"you asked for {used} sets in the last 24 hours; the limit is {limit} a day"
+        )
+
+
+def _author_tournament(
+    *,
+    user: Any,
+    name: str,
+    format: Format,
+    versions: tuple[BotVersion, BotVersion],
+    sets_per_pair: int,
+    before_start: Any = None,
+) -> Tournament:
+    with transaction.atomic():
+        tournament = tournament_create(
+            name=name,
+            game_id=versions[0].bot.game,
+            format=format,
+            sets_per_pair=sets_per_pair,
+            organiser=user,
+        )
+        for version in versions:
+            tournament_enter(tournament=tournament, version=version)
+        if before_start is not None:
+            before_start(tournament)
+        tournament_schedule(tournament=tournament, starts_at=timezone.now())
+        tournament_start(tournament_id=tournament.pk)
+    tournament.refresh_from_db()
+    return tournament

@@ -1,0 +1,156 @@
+"""The ladder's matchmaker on simulated bots of known strength (pure, no database).
+
+Bots have a true strength in set-Elo; a duplicate set between two of them is won by the
+stronger with the logistic Elo probability, with ``draw_rate`` of sets drawn. Time passes
+in ticks: each tick rates the sets that ended (openskill, as the real ladder does, in the
+order they ended), then asks ``matchmake`` for new ones up to the capacity; a set lasts a
+random time. Halfway through, a new version stronger than all but ``newcomer_rank`` bots
+joins. The report gives what the ladder promises: the final table's Kendall tau against
+the true order, the longest any version waited between two sets, and how many sets the
+newcomer needed to reach its true place on the table.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from tournaments.duplicate import SetOutcome
+from tournaments.ratings import PRIOR, Skill, skills_after_set
+from tournaments.simulation import kendall_tau
+from tournaments.sprt import expected_score
+
+from .matchmaking import LadderVersion, MatchmakingRules, matchmake
+
+
+@dataclass(frozen=True)
+class LadderScenario:
+    bots: int = 12
+    elo_step: float = 100.0
+    draw_rate: float = 0.1
+    capacity: int = 3
+    tick_seconds: float = 10.0
+    set_seconds: tuple[float, float] = (20.0, 60.0)
+    hours: float = 12.0
+    newcomer_rank: int = 1
+    recent_window_seconds: float = 6 * 3600.0
+    rules: MatchmakingRules = MatchmakingRules()
+
+
+@dataclass(frozen=True)
+class LadderReport:
+    tau: float
+    sets: int
+    longest_wait_seconds: float
+    newcomer_sets_to_place: int | None
+    newcomer_final_rank: int
+    newcomer_true_rank: int
+
+
+@dataclass
+class _Bot:
+    strength: float
+    joined: float
+    skill: Skill = PRIOR
+    sets: int = 0
+    starts: list[float] = field(default_factory=list)
+    busy: bool = False
+
+
+def ladder_simulate(scenario: LadderScenario, seed: int = 0) -> LadderReport:
+    rng = random.Random(seed)
+    bots = [_Bot(i * scenario.elo_step, 0.0) for i in range(scenario.bots)]
+    newcomer_strength = (scenario.bots - scenario.newcomer_rank - 0.5) * scenario.elo_step
+    newcomer_at = scenario.hours * 3600 / 2
+    newcomer_id, placed_after = None, None
+    flight: list[tuple[float, int, int]] = []  # (ends at, first, second)
+    history: list[tuple[float, int, int]] = []  # (started at, first, second)
+    now, end, total = 0.0, scenario.hours * 3600, 0
+    while now < end:
+        if newcomer_id is None and now >= newcomer_at:
+            newcomer_id = len(bots)
+            bots.append(_Bot(newcomer_strength, now))
+        for _, first, second in sorted(f for f in flight if f[0] <= now):
+            _rate(bots, first, second, scenario, rng)
+            total += 1
+        flight = [f for f in flight if f[0] > now]
+        if newcomer_id is not None and placed_after is None and _placed(bots, newcomer_id):
+            placed_after = bots[newcomer_id].sets
+        recent = [h for h in history if h[0] > now - scenario.recent_window_seconds]
+        pairs = matchmake(
+            [_view(i, bot, recent) for i, bot in enumerate(bots)],
+            recent_pairs=_pair_counts(recent),
+            capacity=scenario.capacity - len(flight),
+            now=now,
+            rules=scenario.rules,
+        )
+        for first, second in pairs:
+            for index in (first, second):
+                bots[index].busy = True
+                bots[index].starts.append(now)
+            flight.append((now + rng.uniform(*scenario.set_seconds), first, second))
+            history.append((now, first, second))
+        now += scenario.tick_seconds
+    ranking = sorted(range(len(bots)), key=lambda i: -bots[i].skill.conservative)
+    truth = sorted(range(len(bots)), key=lambda i: -bots[i].strength)
+    assert newcomer_id is not None
+    return LadderReport(
+        tau=kendall_tau(ranking, truth),
+        sets=total,
+        longest_wait_seconds=max(_longest_wait(bot, end) for bot in bots),
+        newcomer_sets_to_place=placed_after,
+        newcomer_final_rank=_rank(bots, newcomer_id),
+        newcomer_true_rank=_true_rank(bots, newcomer_id),
+    )
+
+
+def _rate(bots: list[_Bot], first: int, second: int, scenario: LadderScenario, rng) -> None:
+    a, b = bots[first], bots[second]
+    score = expected_score(a.strength - b.strength)
+    roll = rng.random()
+    if roll < scenario.draw_rate:
+        outcome = SetOutcome.DRAWN
+    elif roll < scenario.draw_rate + (1 - scenario.draw_rate) * score:
+        outcome = SetOutcome.FIRST
+    else:
+        outcome = SetOutcome.SECOND
+    a.skill, b.skill = skills_after_set(a.skill, b.skill, outcome)
+    for bot in (a, b):
+        bot.sets += 1
+        bot.busy = False
+
+
+def _view(index: int, bot: _Bot, recent: list[tuple[float, int, int]]) -> LadderVersion:
+    return LadderVersion(
+        id=index,
+        mu=bot.skill.mu,
+        sigma=bot.skill.sigma,
+        sets=bot.sets,
+        recent_sets=sum(1 for _, a, b in recent if index in (a, b)),
+        waiting_since=bot.starts[-1] if bot.starts else bot.joined,
+        busy=bot.busy,
+    )
+
+
+def _pair_counts(recent: list[tuple[float, int, int]]) -> dict[frozenset[int], int]:
+    counts: dict[frozenset[int], int] = {}
+    for _, a, b in recent:
+        counts[frozenset((a, b))] = counts.get(frozenset((a, b)), 0) + 1
+    return counts
+
+
+def _placed(bots: list[_Bot], index: int) -> bool:
+    return _rank(bots, index) == _true_rank(bots, index)
+
+
+def _rank(bots: list[_Bot], index: int) -> int:
+    return sorted(range(len(bots)), key=lambda i: -bots[i].skill.conservative).index(index)
+
+
+def _true_rank(bots: list[_Bot], index: int) -> int:
+    return sorted(range(len(bots)), key=lambda i: -bots[i].strength).index(index)
+
+
+def _longest_wait(bot: _Bot, end: float) -> float:
+    times = [bot.joined, *bot.starts, end]
+    return max(later - earlier for earlier, later in zip(times, times[1:], strict=False))

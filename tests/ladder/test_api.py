@@ -1,0 +1,155 @@
+"""The ladder, challenge and version-test API."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+from ladder.services import ladder_for, ladder_tick
+from tournaments.models import Tournament
+
+from .conftest import bots_of, play_pending
+
+
+@pytest.fixture
+def client_of():
+    def client(user=None) -> APIClient:
+        api = APIClient()
+        if user is not None:
+            api.force_authenticate(user)
+        return api
+
+    return client
+
+
+def test_the_ladder_of_a_game_lists_its_versions_by_rating(alice, bob, client_of, settings):
+    settings.BAIZE_LADDER_SETS_IN_FLIGHT = 10
+    bots_of(alice, 2)
+    bots_of(bob, 2)
+    ladder = ladder_for(game_id="snag")
+    Tournament.objects.filter(pk=ladder.pk).update(options={"target": 10})
+    for _ in range(3):
+        ladder_tick()
+        play_pending(ladder)
+
+    body = client_of().get("/api/ladder/snag/").json()
+
+    assert body["game"] == "snag" and len(body["rows"]) == 4
+    assert [row["rank"] for row in body["rows"]] == [1, 2, 3, 4]
+    conservative = [row["conservative"] for row in body["rows"]]
+    assert conservative == sorted(conservative, reverse=True)
+    first = body["rows"][0]
+    assert first["low"] < first["mu"] < first["high"] and first["sets"] >= 1
+    assert first["version"]["owner"] in ("alice", "bob") and first["placing"] is True
+    sets = client_of().get("/api/ladder/snag/sets/").json()
+    assert sets["count"] >= 4
+    assert {"first", "second", "outcome", "finished_at"} <= set(sets["results"][0])
+
+
+def test_an_unknown_game_has_no_ladder(client_of, db):
+    response = client_of().get("/api/ladder/chess/")
+    assert response.status_code == 400
+    assert "unknown game" in str(response.json()["detail"])
+
+
+def test_an_author_challenges_and_reads_the_result(alice, bob, client_of):
+    [mine] = bots_of(alice, 1)
+    [theirs] = bots_of(bob, 1)
+    response = client_of(alice).post(
+        "/api/challenges/", {"version": mine.pk, "opponent": theirs.pk, "sets": 2}, format="json"
+    )
+    assert response.status_code == 201, response.json()
+    challenge_id = response.json()["id"]
+    Tournament.objects.filter(pk=challenge_id).update(options={"target": 10})
+    play_pending(Tournament.objects.get(pk=challenge_id))
+
+    body = client_of().get(f"/api/challenges/{challenge_id}/").json()
+
+    assert body["status"] == "finished"
+    assert body["first"]["version_id"] == mine.pk and body["second"]["version_id"] == theirs.pk
+    result = body["result"]
+    assert result["sets"] == result["sets_planned"] == 2
+    assert result["wins"] + result["draws"] + result["losses"] == 2
+    low, high = result["score_interval"]
+    assert low <= result["score"] <= high
+    mine_only = client_of(alice).get("/api/challenges/?mine=true").json()
+    assert [c["id"] for c in mine_only["results"]] == [challenge_id]
+    assert client_of(bob).get("/api/challenges/?mine=true").json()["count"] == 0
+
+
+@pytest.mark.parametrize(
+    ("payload", "status", "needle"),
+    [
+        ({"sets": 0}, 400, "sets"),
+        ({"sets": 51}, 400, "sets"),
+        ({"version": 999999}, 400, "no bot version 999999"),
+        ({"swap": True}, 400, "not one of your bots"),
+    ],
+)
+def test_a_bad_challenge_gets_a_clear_400(alice, bob, client_of, payload, status, needle):
+    [mine] = bots_of(alice, 1)
+    [theirs] = bots_of(bob, 1)
+    body = {"version": mine.pk, "opponent": theirs.pk, "sets": 2}
+    if payload.pop("swap", False):
+        body["version"], body["opponent"] = theirs.pk, mine.pk
+    response = client_of(alice).post("/api/challenges/", {**body, **payload}, format="json")
+    assert response.status_code == status
+    assert needle in str(response.json()["detail"])
+    assert not Tournament.objects.filter(format="challenge").exists()
+
+
+def test_challenging_needs_a_login_and_the_daily_limit_answers_429(alice, bob, client_of, settings):
+    [mine] = bots_of(alice, 1)
+    [theirs] = bots_of(bob, 1)
+    body = {"version": mine.pk, "opponent": theirs.pk, "sets": 5}
+    assert client_of().post("/api/challenges/", body, format="json").status_code == 401
+    assert client_of().get("/api/challenges/?mine=true").status_code == 401
+    settings.BAIZE_AUTHOR_SETS_PER_DAY = 8
+    assert client_of(alice).post("/api/challenges/", body, format="json").status_code == 201
+    refused = client_of(alice).post("/api/challenges/", body, format="json")
+    assert refused.status_code == 429
+    assert refused.json()["error"] == "daily_limit"
+
+
+def test_an_author_starts_a_version_test_and_follows_it(alice, client_of):
+    candidate, baseline = bots_of(alice, 2)
+    response = client_of(alice).post(
+        "/api/version-tests/",
+        {"candidate": candidate.pk, "baseline": baseline.pk, "elo1": 100},
+        format="json",
+    )
+    assert response.status_code == 201, response.json()
+    test_id = response.json()["id"]
+    sprt = response.json()["sprt"]
+    assert (sprt["elo0"], sprt["elo1"], sprt["verdict"]) == (0, 100, "pending")
+    assert sprt["lower_bound"] < sprt["llr"] < sprt["upper_bound"]
+    Tournament.objects.filter(pk=test_id).update(options={"target": 10})
+    play_pending(Tournament.objects.get(pk=test_id))
+
+    body = client_of().get(f"/api/version-tests/{test_id}/").json()
+
+    assert body["status"] == "finished" and body["sprt"]["verdict"] == "better"
+    assert body["sprt"]["llr"] >= body["sprt"]["upper_bound"]
+
+
+def test_a_version_test_with_elo1_not_above_elo0_is_refused(alice, client_of):
+    candidate, baseline = bots_of(alice, 2)
+    response = client_of(alice).post(
+        "/api/version-tests/",
+        {"candidate": candidate.pk, "baseline": baseline.pk, "elo0": 10, "elo1": 5},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "elo1" in response.json()["detail"]
+
+
+def test_the_tournament_list_leaves_out_the_ladder_and_authors_tournaments(alice, bob, client_of):
+    [mine] = bots_of(alice, 1)
+    [theirs] = bots_of(bob, 1)
+    client_of(alice).post(
+        "/api/challenges/", {"version": mine.pk, "opponent": theirs.pk, "sets": 1}, format="json"
+    )
+    ladder_for(game_id="snag")
+    assert client_of().get("/api/tournaments/").json()["count"] == 0
+    listed = client_of().get("/api/tournaments/?tournament_format=challenge").json()
+    assert listed["count"] == 1

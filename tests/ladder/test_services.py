@@ -1,0 +1,165 @@
+"""The ladder tick, challenges and version tests, played in this process."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from bots.models import Bot, BotVersion
+from ladder import selectors
+from ladder.services import (
+    AuthorRequestError,
+    DailyLimitReached,
+    challenge_create,
+    ladder_for,
+    ladder_tick,
+    version_test_create,
+)
+from tournaments.models import DuplicateSet, Entrant, Pairing, RatingUpdate, Tournament
+from tournaments.sprt import SprtParameters
+
+from .conftest import bots_of, play_pending
+
+SHORT = {"target": 10}
+
+
+@pytest.fixture(autouse=True)
+def _room_for_every_set(settings):
+    settings.BAIZE_LADDER_SETS_IN_FLIGHT = 10
+
+
+def test_the_tick_pairs_the_latest_ready_version_of_every_bot_on_the_ladder(alice, bob):
+    a1, b1, c1 = bots_of(alice, 3)
+    a2 = BotVersion.objects.create(
+        bot=a1.bot, number=2, builtin="random", content_hash="a2", status="ready"
+    )
+    BotVersion.objects.create(
+        bot=b1.bot, number=2, builtin="random", content_hash="b2", status="rejected"
+    )
+    Bot.objects.filter(pk=c1.bot_id).update(on_ladder=False)
+    [d1] = bots_of(bob, 1)
+
+    assert ladder_tick() >= 1
+
+    ladder = ladder_for(game_id="snag")
+    entered = set(Entrant.objects.filter(tournament=ladder).values_list("version_id", flat=True))
+    assert entered == {a2.pk, b1.pk, d1.pk}
+    paired = Pairing.objects.filter(tournament=ladder)
+    assert paired.count() == 1  # three versions: one set, the third waits
+    assert DuplicateSet.objects.filter(pairing__tournament=ladder).count() == 1
+
+
+def test_a_tick_adds_nothing_while_every_version_is_busy(alice):
+    bots_of(alice, 2)
+    assert ladder_tick() == 1
+    assert ladder_tick() == 0
+
+
+def test_ladder_sets_are_rated_in_order_and_the_ratings_recompute_to_the_same(alice, bob):
+    bots_of(alice, 2)
+    bots_of(bob, 2)
+    ladder = ladder_for(game_id="snag")
+    Tournament.objects.filter(pk=ladder.pk).update(options=SHORT)
+    for _ in range(4):
+        ladder_tick()
+        play_pending(ladder)
+
+    finished = DuplicateSet.objects.filter(pairing__tournament=ladder, status="finished")
+    assert finished.count() >= 6
+    assert RatingUpdate.objects.filter(duplicate_set__in=finished).count() == finished.count()
+    call_command("ratings_recompute", "--check", "--game", "snag")  # exits 1 on a difference
+    table = selectors.ladder_table(game_id="snag")
+    assert [row.rank for row in table] == [1, 2, 3, 4]
+    assert all(row.sets >= 1 and row.low < row.mu < row.high for row in table)
+
+
+def test_a_challenge_plays_its_sets_unrated_and_reports_them(alice, bob):
+    [mine] = bots_of(alice, 1)  # the heuristic
+    _, theirs = bots_of(bob, 2)  # the second is random
+    challenge = challenge_create(user=alice, version=mine, opponent=theirs, sets=4)
+    Tournament.objects.filter(pk=challenge.pk).update(options=SHORT)
+
+    play_pending(challenge)
+
+    challenge.refresh_from_db()
+    assert challenge.status == Tournament.Status.FINISHED
+    result = selectors.head_to_head(tournament=challenge)
+    assert result.sets == 4 and result.wins + result.draws + result.losses == 4
+    assert result.wins >= 3, "the heuristic beats random"
+    low, high = result.score_interval
+    assert 0 <= low <= result.score <= high <= 1
+    assert not RatingUpdate.objects.exists(), "challenges leave the ratings alone"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"sets": 0}, "sets must be from 1 to 50"),
+        ({"sets": 51}, "sets must be from 1 to 50"),
+        ({"swap": True}, "not one of your bots"),
+        ({"same": True}, "cannot play itself"),
+    ],
+)
+def test_a_challenge_asked_wrongly_is_refused_and_nothing_is_made(alice, bob, change, message):
+    [mine] = bots_of(alice, 1)
+    [theirs] = bots_of(bob, 1)
+    version, opponent = (theirs, mine) if change.get("swap") else (mine, theirs)
+    if change.get("same"):
+        opponent = mine
+    with pytest.raises(AuthorRequestError, match=message):
+        challenge_create(user=alice, version=version, opponent=opponent, sets=change.get("sets", 2))
+    assert not Tournament.objects.filter(format="challenge").exists()
+
+
+def test_a_challenge_against_a_version_not_ready_is_refused(alice, bob):
+    [mine] = bots_of(alice, 1)
+    [theirs] = bots_of(bob, 1)
+    BotVersion.objects.filter(pk=theirs.pk).update(status="pending")
+    theirs.refresh_from_db()
+    with pytest.raises(AuthorRequestError, match="not ready"):
+        challenge_create(user=alice, version=mine, opponent=theirs, sets=2)
+
+
+def test_the_daily_limit_refuses_a_challenge_beyond_it(alice, bob, settings):
+    settings.BAIZE_AUTHOR_SETS_PER_DAY = 10
+    [mine] = bots_of(alice, 1)
+    [theirs] = bots_of(bob, 1)
+    challenge_create(user=alice, version=mine, opponent=theirs, sets=8)
+    with pytest.raises(DailyLimitReached, match="limit is 10 a day"):
+        challenge_create(user=alice, version=mine, opponent=theirs, sets=3)
+    assert challenge_create(user=alice, version=mine, opponent=theirs, sets=2)
+
+
+def test_a_version_test_of_the_heuristic_against_random_stops_on_better(alice):
+    candidate, baseline = bots_of(alice, 2)  # heuristic, random
+    test = version_test_create(
+        user=alice, candidate=candidate, baseline=baseline, parameters=SprtParameters()
+    )
+    Tournament.objects.filter(pk=test.pk).update(options=SHORT)
+
+    play_pending(test)
+
+    test.refresh_from_db()
+    assert test.status == Tournament.Status.FINISHED
+    progress = selectors.version_test_progress(tournament=test)
+    assert progress.verdict == "better"
+    assert progress.llr >= progress.upper_bound
+    stored = test.version_test
+    assert (stored.wins, stored.draws, stored.losses) == (
+        progress.head_to_head.wins,
+        progress.head_to_head.draws,
+        progress.head_to_head.losses,
+    )
+    assert stored.wins + stored.draws + stored.losses < 200  # far below the cap of 1000
+    assert not RatingUpdate.objects.exists(), "version tests leave the ratings alone"
+    assert test.finished_at is not None and test.finished_at <= timezone.now()
+
+
+def test_a_version_test_needs_two_of_the_callers_own_versions(alice, bob):
+    [mine] = bots_of(alice, 1)
+    [theirs] = bots_of(bob, 1)
+    with pytest.raises(AuthorRequestError, match="not one of your bots"):
+        version_test_create(
+            user=alice, candidate=mine, baseline=theirs, parameters=SprtParameters()
+        )

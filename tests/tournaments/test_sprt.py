@@ -1,0 +1,93 @@
+"""The sequential test of "is B better than A?" on simulated sets (``tournaments.sprt``)."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tournaments.sprt import (
+    SprtParameters,
+    Verdict,
+    log_likelihood_ratio,
+    score_interval,
+    sprt_simulate,
+    sprt_state,
+)
+
+DEFAULTS = SprtParameters()
+RUNS = 1000
+DRAW_RATE = 0.2
+
+
+def within(rate: float, chosen: float) -> bool:
+    """``rate``, measured over ``RUNS`` runs, agrees with a true rate of at most ``chosen``:
+    at most two standard errors of a binomial above it."""
+    return rate <= chosen + 2 * math.sqrt(chosen * (1 - chosen) / RUNS)
+
+
+def test_a_candidate_no_better_is_called_better_at_most_alpha_of_the_time():
+    simulation = sprt_simulate(
+        DEFAULTS.elo0, DEFAULTS, draw_rate=DRAW_RATE, runs=RUNS, rng=random.Random(11)
+    )
+    print(f"H0 true: {simulation}")
+    assert within(simulation.better / RUNS, DEFAULTS.alpha), simulation
+    assert simulation.inconclusive / RUNS < 0.02, simulation
+    # The average length docs/ladder.md states: about 210 sets at these defaults.
+    assert 150 < simulation.mean_sets < 270
+
+
+def test_a_candidate_elo1_stronger_is_missed_at_most_beta_of_the_time():
+    simulation = sprt_simulate(
+        DEFAULTS.elo1, DEFAULTS, draw_rate=DRAW_RATE, runs=RUNS, rng=random.Random(12)
+    )
+    print(f"H1 true: {simulation}")
+    assert within(simulation.not_better / RUNS, DEFAULTS.beta), simulation
+    assert simulation.inconclusive / RUNS < 0.02, simulation
+    assert 150 < simulation.mean_sets < 270
+
+
+def test_a_candidate_that_wins_every_set_is_called_better_within_thirty_sets():
+    wins = next(n for n in range(1, 100) if sprt_state(n, 0, 0, DEFAULTS).verdict != "pending")
+    assert sprt_state(wins, 0, 0, DEFAULTS).verdict is Verdict.BETTER
+    assert wins <= 30
+
+
+def test_a_candidate_that_loses_every_set_is_called_not_better_within_thirty_sets():
+    losses = next(n for n in range(1, 100) if sprt_state(0, 0, n, DEFAULTS).verdict != "pending")
+    assert sprt_state(0, 0, losses, DEFAULTS).verdict is Verdict.NOT_BETTER
+    assert losses <= 30
+
+
+def test_reaching_the_cap_between_the_bounds_is_inconclusive():
+    parameters = SprtParameters(max_sets=10)
+    assert sprt_state(5, 0, 5, parameters).verdict is Verdict.INCONCLUSIVE
+    assert sprt_state(4, 0, 5, parameters).verdict is Verdict.PENDING
+
+
+def test_the_bounds_are_walds():
+    assert DEFAULTS.upper_bound == pytest.approx(math.log(0.95 / 0.05))
+    assert DEFAULTS.lower_bound == pytest.approx(math.log(0.05 / 0.95))
+
+
+@given(st.integers(0, 300), st.integers(0, 300), st.integers(0, 300))
+def test_one_more_won_set_never_lowers_the_llr_and_one_more_lost_never_raises_it(w, d, lost):
+    llr = log_likelihood_ratio(w, d, lost, 0, 50)
+    assert log_likelihood_ratio(w + 1, d, lost, 0, 50) >= llr - 1e-9
+    assert log_likelihood_ratio(w, d, lost + 1, 0, 50) <= llr + 1e-9
+
+
+@pytest.mark.parametrize(
+    "bad", [{"elo0": 10, "elo1": 10}, {"alpha": 0.5}, {"beta": 0}, {"max_sets": 1}]
+)
+def test_parameters_out_of_range_are_refused(bad):
+    with pytest.raises(ValueError):
+        SprtParameters(**bad)
+
+
+def test_the_score_interval_narrows_with_more_sets_and_holds_the_mean():
+    few, many = score_interval(6, 2, 2), score_interval(60, 20, 20)
+    assert few[0] < many[0] < 0.7 < many[1] < few[1]

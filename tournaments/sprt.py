@@ -1,0 +1,201 @@
+"""The sequential probability ratio test of "is version B better than version A?" (pure).
+
+As in Stockfish's fishtest, where a game pair is the unit, here a duplicate set is: it
+scores 1, 1/2 or 0 for the candidate. The test weighs two hypotheses about the candidate's
+true set-score Elo against the baseline, H0: ``elo0`` and H1: ``elo1``, and after each set
+compares the log-likelihood ratio with the bounds ``log(beta / (1 - alpha))`` (accept H0)
+and ``log((1 - beta) / alpha)`` (accept H1). ``alpha`` bounds the chance of calling a
+version better when it is ``elo0`` strong, ``beta`` that of missing one that is ``elo1``
+strong; between the two hypotheses the test may take longer, and a cap on sets ends it
+undecided.
+
+The log-likelihood ratio is that of the generalised SPRT fishtest uses (M. Van den Bergh,
+"A practical introduction to the GSPRT"): under each hypothesis, the win/draw/loss
+probabilities most likely to give the observed counts among those whose expected score is
+the hypothesis's are found (one variable, by bisection), and the LLR is the log of the
+ratio of the two likelihoods. ``tests/tournaments/test_sprt.py`` checks the error rates.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import random
+from dataclasses import dataclass
+
+
+def expected_score(elo: float) -> float:
+    """The score a player ``elo`` points stronger expects (the logistic Elo curve)."""
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+def elo_of_score(score: float) -> float:
+    score = min(max(score, 1e-6), 1 - 1e-6)
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+@dataclass(frozen=True)
+class SprtParameters:
+    elo0: float = 0.0
+    elo1: float = 50.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    max_sets: int = 1000
+
+    def __post_init__(self) -> None:
+        if not self.elo0 < self.elo1:
+            raise ValueError(f"elo0 must be below elo1, got {self.elo0} and {self.elo1}")
+        for name in ("alpha", "beta"):
+            if not 0.001 <= getattr(self, name) <= 0.2:
+                raise ValueError(f"{name} must be from 0.001 to 0.2, got {getattr(self, name)}")
+        if not 2 <= self.max_sets <= 2000:
+            raise ValueError(f"max_sets must be from 2 to 2000, got {self.max_sets}")
+
+    @property
+    def lower_bound(self) -> float:
+        return math.log(self.beta / (1 - self.alpha))
+
+    @property
+    def upper_bound(self) -> float:
+        return math.log((1 - self.beta) / self.alpha)
+
+
+class Verdict(enum.StrEnum):
+    #: H1 accepted: the candidate is better (by about ``elo1``).
+    BETTER = "better"
+    #: H0 accepted: the candidate is not better than ``elo0``.
+    NOT_BETTER = "not_better"
+    #: The cap on sets was reached before either bound.
+    INCONCLUSIVE = "inconclusive"
+    #: Still running.
+    PENDING = "pending"
+
+
+@dataclass(frozen=True)
+class SprtState:
+    wins: int
+    draws: int
+    losses: int
+    llr: float
+    verdict: Verdict
+
+    @property
+    def sets(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        """The candidate's mean set score, 0.5 before any set."""
+        return (self.wins + self.draws / 2) / self.sets if self.sets else 0.5
+
+
+#: Set scores of a win, a draw and a loss.
+_SCORES = (1.0, 0.5, 0.0)
+#: Added to each count, as fishtest does, so the maximum likelihood always exists.
+_PSEUDO_COUNT = 1e-3
+
+
+def log_likelihood_ratio(wins: int, draws: int, losses: int, elo0: float, elo1: float) -> float:
+    """The generalised LLR of H1 against H0: the log of the ratio of the likelihoods of
+    the counts under the most likely win/draw/loss probabilities whose expected score is
+    that of ``elo1``, and of ``elo0``."""
+    counts = [count + _PSEUDO_COUNT for count in (wins, draws, losses)]
+    total = sum(counts)
+    frequencies = [count / total for count in counts]
+    p0 = _most_likely(frequencies, expected_score(elo0))
+    p1 = _most_likely(frequencies, expected_score(elo1))
+    return sum(n * math.log(b / a) for n, a, b in zip(counts, p0, p1, strict=True))
+
+
+def _most_likely(frequencies: list[float], score: float) -> list[float]:
+    """The probabilities closest in likelihood to ``frequencies`` whose mean score is
+    ``score``: ``p_i = f_i / (1 + t (a_i - score))``, where ``t`` is the root of a function
+    that falls across the interval keeping every ``p_i`` positive (Newton's steps, kept
+    inside a shrinking bracket)."""
+    gaps = [a - score for a in _SCORES]
+    low, high = -1 / max(gaps), -1 / min(gaps)
+    t = 0.0
+    for _ in range(100):
+        value = slope = 0.0
+        for f, g in zip(frequencies, gaps, strict=True):
+            term = g / (1 + t * g)
+            value += f * term
+            slope -= f * term * term
+        if abs(value) < 1e-14:
+            break
+        if value > 0:
+            low = t
+        else:
+            high = t
+        step = t - value / slope
+        t = step if low < step < high else (low + high) / 2
+    return [f / (1 + t * g) for f, g in zip(frequencies, gaps, strict=True)]
+
+
+def sprt_state(wins: int, draws: int, losses: int, parameters: SprtParameters) -> SprtState:
+    llr = log_likelihood_ratio(wins, draws, losses, parameters.elo0, parameters.elo1)
+    if llr >= parameters.upper_bound:
+        verdict = Verdict.BETTER
+    elif llr <= parameters.lower_bound:
+        verdict = Verdict.NOT_BETTER
+    elif wins + draws + losses >= parameters.max_sets:
+        verdict = Verdict.INCONCLUSIVE
+    else:
+        verdict = Verdict.PENDING
+    return SprtState(wins, draws, losses, llr, verdict)
+
+
+def score_interval(wins: int, draws: int, losses: int, z: float = 1.96) -> tuple[float, float]:
+    """A 95% confidence interval of the mean set score (normal approximation, clipped)."""
+    n = wins + draws + losses
+    if n == 0:
+        return 0.0, 1.0
+    mean = (wins + draws / 2) / n
+    variance = (wins * (1 - mean) ** 2 + draws * (0.5 - mean) ** 2 + losses * mean**2) / n
+    half = z * math.sqrt(variance / n) if n > 1 else 0.5
+    return max(0.0, mean - half), min(1.0, mean + half)
+
+
+@dataclass(frozen=True)
+class SprtSimulation:
+    runs: int
+    better: int
+    not_better: int
+    inconclusive: int
+    mean_sets: float
+
+
+def sprt_simulate(
+    true_elo: float,
+    parameters: SprtParameters,
+    *,
+    draw_rate: float,
+    runs: int,
+    rng: random.Random,
+) -> SprtSimulation:
+    """Run the test ``runs`` times on sets drawn for a candidate ``true_elo`` stronger."""
+    score = expected_score(true_elo)
+    # Draws take ``draw_rate`` of the sets, wins and losses share the rest to give ``score``.
+    win = score - draw_rate / 2
+    if not 0 <= win <= 1 - draw_rate:
+        raise ValueError(f"a draw rate of {draw_rate} cannot give a score of {score:.3f}")
+    verdicts = {verdict: 0 for verdict in Verdict}
+    total_sets = 0
+    for _ in range(runs):
+        wins = draws = losses = 0
+        state = sprt_state(0, 0, 0, parameters)
+        while state.verdict is Verdict.PENDING:
+            roll = rng.random()
+            wins += roll < win
+            draws += win <= roll < win + draw_rate
+            losses += roll >= win + draw_rate
+            state = sprt_state(wins, draws, losses, parameters)
+        verdicts[state.verdict] += 1
+        total_sets += state.sets
+    return SprtSimulation(
+        runs,
+        verdicts[Verdict.BETTER],
+        verdicts[Verdict.NOT_BETTER],
+        verdicts[Verdict.INCONCLUSIVE],
+        total_sets / runs,
+    )

@@ -1,0 +1,84 @@
+"""What the ladder, challenge and version-test pages show (reads only)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Prefetch
+
+from games.rules import GAMES
+from ladder import selectors as ladder_selectors
+from ladder.selectors import HeadToHead, LadderRow, TestProgress
+from tournaments.models import DuplicateSet, Tournament, TournamentMatch, current
+
+#: Width of the LLR bar of a version test, in SVG units.
+LLR_BAR_WIDTH = 300
+
+
+@dataclass
+class LadderPage:
+    game: dict
+    rows: list[LadderRow]
+    sets_in_flight: int
+    recent: list[DuplicateSet]
+
+
+def ladder_page(*, game_id: str) -> LadderPage:
+    the_ladder = ladder_selectors.ladder(game_id=game_id)
+    in_flight = ladder_selectors.ladder_sets_in_flight(ladder=the_ladder) if the_ladder else 0
+    recent = ladder_selectors.ladder_recent_sets(game_id=game_id).prefetch_related(_set_matches())
+    return LadderPage(
+        GAMES[game_id].describe(),
+        ladder_selectors.ladder_table(game_id=game_id),
+        in_flight,
+        list(recent),
+    )
+
+
+def _set_matches() -> Prefetch:
+    current_matches = TournamentMatch.objects.filter(current()).order_by("first_seat")
+    return Prefetch("matches", queryset=current_matches, to_attr="current_matches")
+
+
+@dataclass
+class AuthorPage:
+    tournament: Tournament
+    first: object
+    second: object
+    result: HeadToHead
+    sets: list[DuplicateSet]
+    test: TestProgress | None = None
+
+    @property
+    def stopped(self) -> bool:
+        """Over (or cancelled): a set still marked playing will not be played."""
+        return self.tournament.status != Tournament.Status.RUNNING
+
+    @property
+    def llr_marker(self) -> float:
+        """Where the LLR sits on a bar from the lower to the upper bound (SVG x)."""
+        test = self.test
+        assert test is not None
+        span = test.upper_bound - test.lower_bound
+        share = (min(max(test.llr, test.lower_bound), test.upper_bound) - test.lower_bound) / span
+        return round(share * LLR_BAR_WIDTH, 1)
+
+
+def author_page(*, tournament: Tournament) -> AuthorPage:
+    first, second = ladder_selectors.author_versions(tournament=tournament)
+    sets = (
+        DuplicateSet.objects.filter(pairing__tournament=tournament)
+        .prefetch_related(_set_matches())
+        .order_by("number")
+    )
+    test = None
+    if hasattr(tournament, "version_test"):
+        test = ladder_selectors.version_test_progress(tournament=tournament)
+    return AuthorPage(
+        tournament,
+        first,
+        second,
+        ladder_selectors.head_to_head(tournament=tournament),
+        list(sets),
+        test,
+    )
