@@ -51,16 +51,17 @@ class State:
 
     @property
     def history(self) -> tuple[dict[str, Any], ...]:
-        """Decisions and automatic steps of the current deal, oldest first."""
+        """Decisions and automatic steps of the current deal, oldest first: the caller's own
+        copies, which it may change without changing the state."""
         entries = []
         link = self._history_tail
         while link is not None:
             if len(link) == 4:
                 link, seat, key, value = link
-                entries.append({"seat": seat, key: value})
+                entries.append({"seat": seat, key: own_copy(value)})
             else:
                 link, entry = link
-                entries.append(entry)
+                entries.append(own_copy(entry))
         return tuple(reversed(entries))
 
     @history.setter
@@ -194,9 +195,11 @@ class Game:
             raise _illegal(action, state)
         value = action.get(kind)
         # A card among the legal cards is the common case; any other value takes the path
-        # that normalises it and checks its type.
+        # that normalises it (to an immutable value) and checks its type.
         if value.__class__ is not str or value not in values:
-            action = self._legal_action(state, action, kind, values)
+            value = self._legal_action(state, action, kind, values)[kind]
+        # The state's own action, never the caller's dict, which the caller may change later.
+        action = {kind: value}
         new = type(state)()
         # Every field holds an immutable value, so a flat copy of the attributes is a copy.
         new.__dict__ = state.__dict__.copy()
@@ -238,7 +241,7 @@ class Game:
             "winner": state.winner,
             "dealer": state.dealer,
             "deal_number": state.deal_number,
-            "options": {k: v for k, v in state.options.items()},
+            "options": own_copy(dict(state.options)),
             **self._view(state, seat),
         }
 
@@ -313,6 +316,17 @@ def with_seat(pair: tuple[Any, Any], seat: int, value: Any) -> tuple[Any, Any]:
     return (value, pair[1]) if seat == 0 else (pair[0], value)
 
 
-def entry_view(entry: dict[str, Any]) -> dict[str, Any]:
-    """A history entry as a view shows it: a copy, so a caller cannot change the state's."""
-    return {key: dict(value) if type(value) is dict else value for key, value in entry.items()}
+def own_copy(value: Any) -> Any:
+    """``value`` with every dict and list in it copied, so that whoever it is handed to may
+    change it without changing the state it came from.
+
+    For the JSON-shaped values states hold (dicts, lists, strings, numbers, None, and tuples
+    of immutable values, which need no copy). A view hands out a state's mutable parts
+    through this.
+    """
+    cls = value.__class__
+    if cls is dict:
+        return {key: own_copy(item) for key, item in value.items()}
+    if cls is list:
+        return [own_copy(item) for item in value]
+    return value

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..base import own_copy
 from .ranking import rank_order
 
 
@@ -38,6 +39,6 @@ def exposure_view(state: Any, seat: int) -> dict[str, Any]:
         ],
         "tricks_won": list(state.tricks_won),
         "tricks_played": len(state.tricks),
-        "history": [dict(entry) for entry in state.history],
-        "last_deal": state.last_deal,
+        "history": list(state.history),
+        "last_deal": own_copy(state.last_deal),
     }

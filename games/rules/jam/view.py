@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import entry_view
 from ..tricks import trick_view
 
 
@@ -35,7 +34,7 @@ def jam_view(state: Any, seat: int) -> dict[str, Any]:
         "baby_slams": list(state.baby_slams),
         "grand_slams": list(state.grand_slams),
         "draws_left": state.draws_left,
-        "history": [entry_view(entry) for entry in state.history],
+        "history": list(state.history),
         "last_deal": _deal_view(state.last_deal),
     }
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import entry_view
 from ..tricks import trick_view
 
 
@@ -31,7 +30,7 @@ def rounds_view(state: Any, seat: int) -> dict[str, Any]:
         "tricks": list(state.tricks),
         "captured": [list(state.captured[0]), list(state.captured[1])],
         "last_stages": [_stage_view(result) for result in state.stages_done],
-        "history": [entry_view(entry) for entry in state.history],
+        "history": list(state.history),
         "last_game": _game_view(state.last_game),
     }
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..base import own_copy
+
 
 def snag_view(state: Any, seat: int) -> dict[str, Any]:
     return {
@@ -22,7 +24,7 @@ def snag_view(state: Any, seat: int) -> dict[str, Any]:
         "taken": [list(state.taken[0]), list(state.taken[1])],
         "tricks_played": state.tricks_played,
         "history": list(state.history),
-        "last_deal": state.last_deal,
+        "last_deal": own_copy(state.last_deal),
     }
 
 

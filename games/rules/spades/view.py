@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..base import own_copy
+
 #: History keys that name cards only the drawing seat has seen.
 PRIVATE_KEYS = ("received", "discarded")
 
@@ -34,11 +36,11 @@ def spades_view(state: Any, seat: int) -> dict[str, Any]:
         "tricks_played": len(state.tricks),
         "spades_broken": state.spades_broken,
         "history": [_seen_by(entry, seat) for entry in state.history],
-        "last_deal": state.last_deal,
+        "last_deal": own_copy(state.last_deal),
     }
 
 
 def _seen_by(entry: dict[str, Any], seat: int) -> dict[str, Any]:
     if entry["seat"] == seat:
-        return dict(entry)
+        return entry
     return {key: value for key, value in entry.items() if key not in PRIVATE_KEYS}
