@@ -8,27 +8,29 @@ their ratio is the runner's own overhead. ``shared/SANDBOX.md`` has the referenc
 
 from __future__ import annotations
 
+import enum
 import multiprocessing
 import os
 import statistics
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from time import perf_counter, perf_counter_ns
 from typing import Any
 
 from games.rules import get_game
 
+from .builtin.strategies import load as load_strategy
 from .protocol import decide_message, encode, start_message
-from .referee import Limits, referee_match
+from .referee import Limits, Player, StrategyPlayer, referee_match
 from .runner import (
     BUILTIN_DIR,
     BotLauncher,
     BotProcess,
     BuiltinLauncher,
     LaunchSpec,
-    ScriptLauncher,
     pinned_to_cpu,
 )
 from .sandbox import Sandbox
@@ -66,6 +68,26 @@ def bot_startup_ms(strategy: str = "random", runs: int = 21, cpu: int | None = N
             began = perf_counter()
             with BotProcess(spec) as bot:
                 bot.send(start, timeout=5)
+                bot.receive(timeout=5)
+                times.append(perf_counter() - began)
+    return statistics.median(times) * 1e3
+
+
+#: The floor of every start-up figure: an interpreter that writes one byte and nothing else.
+BARE_START_PROGRAM = "import os; os.write(1, b'\\n')"
+
+
+def bare_start_ms(
+    interpreter: str = sys.executable, runs: int = 21, cpu: int | None = None
+) -> float:
+    """Median ms from spawning ``interpreter -I -S -B`` that imports nothing to its first byte,
+    through the same ``BotProcess`` as the bots (``python -I -S -c pass``, spawn to output)."""
+    spec = LaunchSpec((interpreter, "-I", "-S", "-B", "-c", BARE_START_PROGRAM), cwd="/")
+    times = []
+    with pinned_to_cpu(cpu):
+        for _ in range(runs):
+            began = perf_counter()
+            with BotProcess(spec) as bot:
                 bot.receive(timeout=5)
                 times.append(perf_counter() - began)
     return statistics.median(times) * 1e3
@@ -113,15 +135,43 @@ def round_trip_overhead(rounds: int = 5000, repeats: int = 3, cpu: int | None = 
     return {"bare_us": bare_us, "runner_us": runner_us, "ratio": runner_us / bare_us}
 
 
+class MatchBots(enum.Enum):
+    """Who plays the benchmark matches: the same strategies, three ways."""
+
+    #: Both strategies called in the runner's process: the engine and referee alone.
+    IN_PROCESS = "in process"
+    #: Built-in bot processes, ``python -I -S -B main.py``.
+    PLAIN = "plain"
+    #: The same built-in bots inside the sandbox.
+    SANDBOXED = "sandboxed"
+
+
+#: The benchmark pairing; the in-process floor plays random against random (STRATEGIES[1]).
+STRATEGIES = ("snag_heuristic", "random")
+
+
+def benchmark_players(bots: MatchBots, seed: int, sandbox: Sandbox | None = None) -> list[Player]:
+    if bots is MatchBots.IN_PROCESS:
+        choose = load_strategy(STRATEGIES[1])
+        return [StrategyPlayer(choose, seed), StrategyPlayer(choose, seed + 1)]
+    if bots is MatchBots.PLAIN:
+        return [BuiltinLauncher(name, seed) for name in STRATEGIES]
+    if sandbox is None:
+        raise ValueError("sandboxed benchmark bots need a sandbox")
+    return [_sandboxed_builtin(sandbox, name, seed) for name in STRATEGIES]
+
+
 def snag_matches_per_second(
     matches: int = 20,
-    strategies: tuple[str, str] = ("snag_heuristic", "random"),
+    bots: MatchBots = MatchBots.PLAIN,
     cpu: int | None = None,
+    sandbox: Sandbox | None = None,
 ) -> dict[str, Any]:
-    """End-to-end Snag matches (target 50) between two built-in bot processes.
+    """End-to-end Snag matches (target 50), heuristic against random (random against random
+    in process), one after another on one CPU (``None``: not pinned).
 
     Returns matches per second, decisions per second and the median think time the referee
-    measured, all from one run pinned to ``cpu`` (``None``: not pinned).
+    measured.
     """
     game = get_game("snag")
     think_us: list[int] = []
@@ -132,7 +182,7 @@ def snag_matches_per_second(
 
     began = perf_counter()
     for seed in range(matches):
-        players = [BuiltinLauncher(name) for name in strategies]
+        players = benchmark_players(bots, seed, sandbox)
         referee_match(game, game.new_match(seed), players, limits=Limits(), emit=emit, cpu=cpu)
     seconds = perf_counter() - began
     return {
@@ -203,12 +253,27 @@ def startup_ms(launcher: BotLauncher, runs: int = 21, cpu: int | None = None) ->
 def minimal_bot_startup_ms(
     sandbox: Sandbox, runs: int = 21, cpu: int | None = None
 ) -> dict[str, float]:
-    """Start-up of the minimal bot as a plain process and in the sandbox, one run each."""
+    """Start-up of the minimal bot as a plain process and in the sandbox, both with the
+    sandbox's interpreter, beside the bare start of that interpreter; one run each."""
     folder = _bench_code_dir(sandbox, "minimal", MINIMAL_BOT)
+    plain = _InterpreterLauncher(sandbox.interpreter, folder / "bot.py")
     return {
-        "plain_ms": startup_ms(ScriptLauncher(folder / "bot.py"), runs, cpu),
+        "bare_ms": bare_start_ms(sandbox.interpreter, runs, cpu),
+        "plain_ms": startup_ms(plain, runs, cpu),
         "sandbox_ms": startup_ms(sandbox.launcher(folder), runs, cpu),
     }
+
+
+@dataclass(frozen=True)
+class _InterpreterLauncher:
+    """``interpreter -I -S -B script``, a plain process (the sandbox's interpreter, unwrapped)."""
+
+    interpreter: str
+    script: Path
+
+    def launch_spec(self) -> LaunchSpec:
+        argv = (self.interpreter, "-I", "-S", "-B", str(self.script))
+        return LaunchSpec(argv, cwd=str(self.script.parent))
 
 
 def sandbox_round_trip_overhead(
@@ -227,16 +292,10 @@ def sandbox_round_trip_overhead(
     return {"bare_us": bare_us, "sandbox_us": sandbox_us, "ratio": sandbox_us / bare_us}
 
 
-def _matches_on_cpu(sandbox: Sandbox | None, cpu: int, seeds: range) -> int:
+def _matches_on_cpu(bots: MatchBots, sandbox: Sandbox | None, cpu: int, seeds: range) -> int:
     game = get_game("snag")
     for seed in seeds:
-        if sandbox is None:
-            players = [BuiltinLauncher("snag_heuristic", seed), BuiltinLauncher("random", seed)]
-        else:
-            players = [
-                _sandboxed_builtin(sandbox, "snag_heuristic", seed),
-                _sandboxed_builtin(sandbox, "random", seed),
-            ]
+        players = benchmark_players(bots, seed, sandbox)
         result = referee_match(
             game, game.new_match(seed), players, limits=Limits(), emit=_ignore, cpu=cpu
         )
@@ -245,22 +304,25 @@ def _matches_on_cpu(sandbox: Sandbox | None, cpu: int, seeds: range) -> int:
     return len(seeds)
 
 
-def snag_matches_per_second_all_cpus(sandbox: Sandbox | None, matches_per_cpu: int = 10) -> float:
-    """Snag matches (target 50, heuristic against random) per second of wall time, one worker
-    process per CPU, each pinned to its CPU as workers are; ``sandbox=None``: plain bots."""
+def snag_matches_per_second_all_cpus(
+    bots: MatchBots, matches_per_cpu: int = 10, sandbox: Sandbox | None = None
+) -> float:
+    """Snag matches (target 50) per second of wall time, one worker process per CPU, each
+    pinned to its CPU as workers are; ``bots`` says who plays them."""
     cpus = sorted(os.sched_getaffinity(0))
     context = multiprocessing.get_context("fork")
-    began = perf_counter()
     with context.Pool(len(cpus)) as pool:
+        # The clock starts once every worker is forked: the pool's start is no match's cost.
+        began = perf_counter()
         jobs = [
             pool.apply_async(
                 _matches_on_cpu,
-                (sandbox, cpu, range(n * matches_per_cpu, (n + 1) * matches_per_cpu)),
+                (bots, sandbox, cpu, range(n * matches_per_cpu, (n + 1) * matches_per_cpu)),
             )
             for n, cpu in enumerate(cpus)
         ]
         played = sum(job.get(timeout=600) for job in jobs)
-    return played / (perf_counter() - began)
+        return played / (perf_counter() - began)
 
 
 def _ignore(kind: str, payload: dict[str, Any]) -> None:

@@ -103,3 +103,51 @@ def engine_throughput(game_id: str, *, seconds: float = 1.0, seed: int = 0) -> d
         matches += 1
     elapsed = _cpu_seconds() - started
     return {"matches_per_second": matches / elapsed, "decisions_per_second": decisions / elapsed}
+
+
+def engine_fold_events_per_second(
+    events: Sequence[EventRecord], *, min_seconds: float = 0.5
+) -> float:
+    """The floor of replay: the engine alone applying the log's decisions to a fresh match,
+    no parsing, no hash checks, counted per event of the whole log (CPU time)."""
+    started_payload = events[0].payload
+    game = get_game(started_payload["game"])
+    actions = [payload["action"] for _, type, payload, _ in events if type == EventType.DECISION]
+    seed, options = started_payload["seed"], started_payload["options"]
+    rounds, started = 0, _cpu_seconds()
+    while True:
+        state = game.new_match(seed, options)
+        for action in actions:
+            state = game.apply(state, action)
+        rounds += 1
+        elapsed = _cpu_seconds() - started
+        if elapsed >= min_seconds:
+            return rounds * len(events) / elapsed
+
+
+def chain_events_per_second(events: Sequence[EventRecord], *, min_seconds: float = 0.5) -> float:
+    """The hashing floor of storing a log: events per second through ``chain_events`` alone."""
+    triples = [(seq, type, payload) for seq, type, payload, _ in events]
+    rounds, started = 0, _cpu_seconds()
+    while True:
+        chain_events(triples)
+        rounds += 1
+        elapsed = _cpu_seconds() - started
+        if elapsed >= min_seconds:
+            return rounds * len(events) / elapsed
+
+
+def bare_loop_decisions_per_second(*, seconds: float = 1.0, seed: int = 0) -> float:
+    """The floor of the engine's decision rate: the benchmark loop's own work (a list, one
+    ``random()``, an index) without the engine, per second of CPU time."""
+    rng = random.Random(seed)
+    choose = rng.random
+    legal = [{"play": "2C"}, {"play": "7H"}, {"play": "QS"}]
+    decisions = 0
+    started = _cpu_seconds()
+    while _cpu_seconds() - started < seconds:
+        for _ in range(1000):
+            action = legal[int(choose() * len(legal))]
+            decisions += 1
+    del action
+    return decisions / (_cpu_seconds() - started)

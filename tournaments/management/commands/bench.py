@@ -1,4 +1,9 @@
-"""``make bench``: the benchmark table, medians of several runs, with the targets beside them."""
+"""``make bench``: the benchmark table, medians of several runs, with the targets beside them.
+
+Beside each figure stands the floor it is measured against in the same run (a bare loop, the
+engine alone, a bare pipe, a bare interpreter start, plain processes), and the figure as a
+multiple of it, so that the ratios can be read on any machine.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ import os
 import random
 import statistics
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from django.apps import apps
@@ -16,9 +22,53 @@ from rich.console import Console
 from rich.table import Table
 
 from bots import benchmarks as bot_bench
+from bots.benchmarks import MatchBots
 from games import benchmarks as game_bench
 from games.rules import GAMES
 from matches import benchmarks as match_bench
+
+COLUMNS = ("what", "median", "unit", "floor", "floor is", "× floor", "target", "met")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One row: a median, the floor measured beside it, and the target it must meet."""
+
+    what: str
+    value: float
+    unit: str
+    floor: float | None = None
+    floor_is: str = ""
+    target: float | None = None
+    lower_is_better: bool = False
+    #: The target bounds the figure as a multiple of its floor, not the figure itself.
+    target_is_ratio: bool = False
+
+    @property
+    def ratio(self) -> float | None:
+        return None if not self.floor else self.value / self.floor
+
+    def cells(self) -> tuple[str, ...]:
+        floor = "" if self.floor is None else _number(self.floor)
+        ratio = "" if self.ratio is None else f"{self.ratio:,.2f}×"
+        return (
+            self.what,
+            _number(self.value),
+            self.unit,
+            floor,
+            self.floor_is,
+            ratio,
+            *self._target_cells(),
+        )
+
+    def _target_cells(self) -> tuple[str, str]:
+        if self.target is None:
+            return ("", "")
+        measured = self.ratio if self.target_is_ratio else self.value
+        met = measured <= self.target if self.lower_is_better else measured >= self.target
+        bound = "≤" if self.lower_is_better else "≥"
+        suffix = "×" if self.target_is_ratio else ""
+        return (f"{bound} {self.target:,}{suffix}", "yes" if met else "NO")
 
 
 class Command(BaseCommand):
@@ -30,107 +80,194 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, runs: int, quick: bool, **options: Any) -> None:
         runs = 3 if quick else max(1, runs)
-        console = Console(width=110)
+        console = Console(width=140)
         table = Table(title=f"Baize benchmarks (median of {runs} runs, {connection.vendor})")
-        for column in ("what", "median", "unit", "target", "met"):
-            table.add_column(column, justify="left" if column in ("what", "unit") else "right")
-        for row in self._rows(runs, quick, console):
-            table.add_row(*row)
+        for column in COLUMNS:
+            left = column in ("what", "unit", "floor is")
+            table.add_column(column, justify="left" if left else "right")
+        figures = [
+            *_engine_rows(runs, quick, console),
+            *_log_rows(runs, console),
+            *_bot_rows(runs, quick, console),
+            *_sandbox_rows(runs, quick, console),
+            *_installed_app_rows(runs, quick, console),
+        ]
+        for figure in figures:
+            table.add_row(*figure.cells())
         console.print(table)
 
-    def _rows(self, runs: int, quick: bool, console: Console) -> list[tuple[str, ...]]:
-        rows = []
-        for game_id in GAMES:
-            console.log(f"engine: {game_id}")
-            figures = [
-                game_bench.engine_throughput(game_id, seconds=0.3 if quick else 1.0)
-                for _ in range(runs)
-            ]
-            decisions = statistics.median(f["decisions_per_second"] for f in figures)
-            matches = statistics.median(f["matches_per_second"] for f in figures)
-            rows.append(_row(f"{game_id}: random matches, in engine", matches, "matches/s"))
-            rows.append(
-                _row(f"{game_id}: decisions via facade, 1 core", decisions, "decisions/s", 300_000)
+
+def _engine_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
+    seconds = 0.3 if quick else 1.0
+    console.log("bare loop")
+    loop = _median(runs, lambda: game_bench.bare_loop_decisions_per_second(seconds=seconds))
+    rows = []
+    for game_id in GAMES:
+        console.log(f"engine: {game_id}")
+        figures = [game_bench.engine_throughput(game_id, seconds=seconds) for _ in range(runs)]
+        decisions = statistics.median(f["decisions_per_second"] for f in figures)
+        matches = statistics.median(f["matches_per_second"] for f in figures)
+        rows.append(Figure(f"{game_id}: random matches, in engine", matches, "matches/s"))
+        rows.append(
+            Figure(
+                f"{game_id}: decisions via facade, 1 core",
+                decisions,
+                "decisions/s",
+                loop,
+                "bare loop",
+                target=300_000,
             )
-        console.log("replay")
-        log = game_bench.random_match_log(game_id="snag", seed=1, rng=random.Random(1))
-        replay = _median(runs, lambda: game_bench.replay_events_per_second(log))
-        rows.append(_row("replay of a stored Snag log", replay, "events/s", 200_000))
-        console.log("event appends")
-        appends = _median(runs, lambda: match_bench.append_events_per_second(events=2000))
-        rows.append(_row(f"event appends ({connection.vendor})", appends, "events/s"))
-        console.log("bot start-up")
-        startup = _median(runs, lambda: bot_bench.bot_startup_ms(runs=11))
-        rows.append(_row("bot start-up, spawn to ready", startup, "ms", 25, lower_is_better=True))
-        console.log("round trips")
-        trips = [
-            bot_bench.round_trip_overhead(rounds=2000 if quick else 5000, repeats=1)
-            for _ in range(runs)
-        ]
-        bare = statistics.median(t["bare_us"] for t in trips)
-        runner = statistics.median(t["runner_us"] for t in trips)
-        ratio = statistics.median(t["ratio"] for t in trips)
-        rows.append(_row("bare pipe round trip, pinned", bare, "µs"))
-        rows.append(_row("runner round trip per decision, pinned", runner, "µs"))
-        rows.append(_row("runner / bare round trip", ratio, "ratio", 1.7, lower_is_better=True))
-        console.log("end-to-end matches")
-        cpu = bot_bench.first_cpu()
-        e2e = _median(
-            runs,
-            lambda: bot_bench.snag_matches_per_second(matches=5 if quick else 10, cpu=cpu)[
-                "matches_per_second"
-            ],
         )
-        rows.append(_row("Snag matches, two subprocess bots, 1 core", e2e, "matches/s"))
-        rows += _sandbox_rows(runs, quick, console)
-        rows += _installed_app_rows(runs, quick, console)
-        return rows
+    return rows
 
 
-def _sandbox_rows(runs: int, quick: bool, console: Console) -> list[tuple[str, ...]]:
+def _log_rows(runs: int, console: Console) -> list[Figure]:
+    console.log("replay")
+    log = game_bench.random_match_log(game_id="snag", seed=1, rng=random.Random(1))
+    replay = _median(runs, lambda: game_bench.replay_events_per_second(log))
+    fold = _median(runs, lambda: game_bench.engine_fold_events_per_second(log))
+    console.log("event appends")
+    appends = _median(runs, lambda: match_bench.append_events_per_second(events=2000))
+    hashing = _median(runs, lambda: game_bench.chain_events_per_second(log))
+    return [
+        Figure(
+            "replay of a stored Snag log",
+            replay,
+            "events/s",
+            fold,
+            "engine alone",
+            target=200_000,
+        ),
+        Figure(
+            f"event appends ({connection.vendor})", appends, "events/s", hashing, "hashing alone"
+        ),
+    ]
+
+
+def _bot_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
+    cpu = bot_bench.first_cpu()
+    console.log("bot start-up")
+    bare = _median(runs, lambda: bot_bench.bare_start_ms(runs=11, cpu=cpu))
+    startup = _median(runs, lambda: bot_bench.bot_startup_ms(runs=11, cpu=cpu))
+    console.log("round trips")
+    trips = [
+        bot_bench.round_trip_overhead(rounds=2000 if quick else 5000, repeats=1)
+        for _ in range(runs)
+    ]
+    console.log("end-to-end matches")
+    matches = 5 if quick else 10
+
+    def rate(bots: MatchBots) -> float:
+        played = matches * 10 if bots is MatchBots.IN_PROCESS else matches
+        return bot_bench.snag_matches_per_second(played, bots, cpu)["matches_per_second"]
+
+    engine = _median(runs, lambda: rate(MatchBots.IN_PROCESS))
+    plain = _median(runs, lambda: rate(MatchBots.PLAIN))
+    return [
+        Figure(
+            "bot start-up, spawn to ready",
+            startup,
+            "ms",
+            bare,
+            "bare python",
+            target=25,
+            lower_is_better=True,
+        ),
+        Figure(
+            "runner round trip per decision, pinned",
+            statistics.median(t["runner_us"] for t in trips),
+            "µs",
+            statistics.median(t["bare_us"] for t in trips),
+            "bare pipe",
+            target=1.7,
+            lower_is_better=True,
+            target_is_ratio=True,
+        ),
+        Figure("Snag matches, in-process random bots, 1 core", engine, "matches/s"),
+        Figure(
+            "Snag matches, two subprocess bots, 1 core", plain, "matches/s", engine, "in process"
+        ),
+    ]
+
+
+def _sandbox_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
     """The sandbox of uploaded bots beside the plain processes it wraps (bots/sandbox)."""
     from bots.sandbox import current_sandbox
 
     sandbox = current_sandbox()
     if not sandbox.report.safe:
         console.log(f"sandbox rows skipped: {sandbox.report.reason}")
-        return [("sandbox", sandbox.report.level.name.lower(), "level", "full", "NO")]
+        level = sandbox.report.level
+        return [Figure("sandbox level (3 is full)", float(level), level.name.lower(), target=3)]
     cpu = bot_bench.first_cpu()
     console.log("sandbox start-up")
     startups = [bot_bench.minimal_bot_startup_ms(sandbox, runs=11, cpu=cpu) for _ in range(runs)]
-    plain = statistics.median(s["plain_ms"] for s in startups)
-    boxed = statistics.median(s["sandbox_ms"] for s in startups)
+    bare, plain, boxed = (
+        statistics.median(s[key] for s in startups) for key in ("bare_ms", "plain_ms", "sandbox_ms")
+    )
     console.log("sandbox round trips")
     rounds = 2000 if quick else 5000
     trips = [bot_bench.sandbox_round_trip_overhead(sandbox, rounds, 1, cpu) for _ in range(runs)]
-    console.log("sandboxed matches over all cores")
+    console.log("matches over all cores: in process, plain bots, sandboxed bots")
     per_cpu = 3 if quick else 10
-    plain_matches = _median(runs, lambda: bot_bench.snag_matches_per_second_all_cpus(None, per_cpu))
-    boxed_matches = _median(
-        runs, lambda: bot_bench.snag_matches_per_second_all_cpus(sandbox, per_cpu)
+
+    def rate(bots: MatchBots) -> float:
+        # In process, a match takes milliseconds: more of them make a steady figure.
+        matches = per_cpu * 10 if bots is MatchBots.IN_PROCESS else per_cpu
+        return bot_bench.snag_matches_per_second_all_cpus(bots, matches, sandbox)
+
+    engine, plain_matches, boxed_matches = (
+        _median(runs, lambda bots=bots: rate(bots)) for bots in MatchBots
     )
     cores = len(os.sched_getaffinity(0))
     return [
-        _row("minimal bot start-up, plain process", plain, "ms"),
-        _row("minimal bot start-up, in the sandbox", boxed, "ms", 25, lower_is_better=True),
-        _row(
+        Figure("minimal bot start-up, plain process", plain, "ms", bare, "bare python"),
+        Figure(
+            "minimal bot start-up, in the sandbox",
+            boxed,
+            "ms",
+            plain,
+            "plain start",
+            target=25,
+            lower_is_better=True,
+        ),
+        Figure(
             "sandbox round trip per decision, pinned",
             statistics.median(t["sandbox_us"] for t in trips),
             "µs",
-        ),
-        _row(
-            "sandbox / bare round trip",
-            statistics.median(t["ratio"] for t in trips),
-            "ratio",
-            1.7,
+            statistics.median(t["bare_us"] for t in trips),
+            "bare pipe",
+            target=1.7,
             lower_is_better=True,
+            target_is_ratio=True,
         ),
-        _row(f"Snag matches, plain bots, {cores} cores", plain_matches, "matches/s"),
-        _row(f"Snag matches, sandboxed bots, {cores} cores", boxed_matches, "matches/s", 50),
+        Figure(f"Snag matches, in-process random bots, {cores} cores", engine, "matches/s"),
+        Figure(
+            f"Snag matches, plain bots, {cores} cores",
+            plain_matches,
+            "matches/s",
+            engine,
+            "in process",
+        ),
+        Figure(
+            f"Snag matches, sandboxed bots, {cores} cores",
+            boxed_matches,
+            "matches/s",
+            plain_matches,
+            "plain bots",
+            target=50,
+        ),
+        Figure(
+            f"Snag matches, sandboxed bots, {cores} cores",
+            boxed_matches,
+            "matches/s",
+            engine,
+            "in process",
+        ),
     ]
 
 
-def _installed_app_rows(runs: int, quick: bool, console: Console) -> list[tuple[str, ...]]:
+def _installed_app_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
     """Rows measured by the apps above this layer (the web pages under load), so that this
     layer names none of them: an installed app whose ``benchmarks`` module has
     ``bench_rows(runs=, quick=, log=)`` gives ``(what, value, unit, target, lower_is_better)``
@@ -144,7 +281,7 @@ def _installed_app_rows(runs: int, quick: bool, console: Console) -> list[tuple[
         for what, value, unit, target, lower in (
             measure(runs=runs, quick=quick, log=console.log) if measure else []
         ):
-            rows.append(_row(what, value, unit, target, lower_is_better=lower))
+            rows.append(Figure(what, value, unit, target=target, lower_is_better=lower))
     return rows
 
 
@@ -152,17 +289,5 @@ def _median(runs: int, measure: Callable[[], float]) -> float:
     return statistics.median(measure() for _ in range(runs))
 
 
-def _row(
-    what: str,
-    value: float,
-    unit: str,
-    target: float | None = None,
-    *,
-    lower_is_better: bool = False,
-) -> tuple[str, ...]:
-    shown = f"{value:,.0f}" if value >= 100 else f"{value:,.2f}"
-    if target is None:
-        return (what, shown, unit, "", "")
-    met = value <= target if lower_is_better else value >= target
-    bound = "≤" if lower_is_better else "≥"
-    return (what, shown, unit, f"{bound} {target:,}", "yes" if met else "NO")
+def _number(value: float) -> str:
+    return f"{value:,.0f}" if value >= 100 else f"{value:,.2f}"
