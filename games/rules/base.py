@@ -146,8 +146,12 @@ class Game:
 
     id: ClassVar[str]
     name: ClassVar[str]
-    #: Bumped whenever a rule change could alter the outcome of a logged match.
+    #: Bumped whenever a rule change could alter the outcome of a logged match, or a change
+    #: alters what bots see.
     rules_version: ClassVar[str]
+    #: Earlier rules versions that changed only what bots see: their logs replay to the same
+    #: outcome under these rules (docs/bot-protocol.md, "Changes that bots see").
+    same_outcome_versions: ClassVar[frozenset[str]] = frozenset()
     deck: ClassVar[tuple[str, ...]]
     options: ClassVar[tuple[Option, ...]]
     state_class: ClassVar[type[State]]
@@ -222,6 +226,10 @@ class Game:
         if value in values and value.__class__ is next(iter(values)).__class__:
             return action
         raise _illegal(action, state)
+
+    def replays(self, rules_version: str) -> bool:
+        """Whether a log written under ``rules_version`` replays under these rules."""
+        return rules_version == self.rules_version or rules_version in self.same_outcome_versions
 
     def observation(self, state: State, seat: int) -> dict[str, Any]:
         """All that ``seat`` may know at ``state``, and nothing more, as a JSON-ready dict.

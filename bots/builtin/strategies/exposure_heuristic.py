@@ -91,7 +91,7 @@ class Table:
         hidden = observation["opponent_hand_size"]
         self.hidden_share = hidden / len(self.unseen) if self.unseen else 0.0
         # Short of the contract, or past it: every trick is 2 more. At it: one more costs 3.
-        self.wants_tricks = observation["tricks_won"][seat] != contract["tricks"]
+        self.wants_tricks = observation["tricks_won"][seat] != contract["contract_tricks"]
 
     def beats(self, led: str, second: str) -> bool:
         if second[1] == led[1]:

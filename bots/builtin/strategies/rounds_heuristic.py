@@ -69,7 +69,7 @@ def trick_value(observation: dict, led: str, second: str, i_lead: bool) -> float
 def sweep_bonus(observation: dict, stake: int, mine: bool = True) -> float:
     """The difference a fifth trick makes when one player has won the other four."""
     seat = observation["seat"] if mine else 1 - observation["seat"]
-    if observation["tricks_played"] != 4 or observation["tricks"][seat] != 4:
+    if observation["tricks_played"] != 4 or observation["tricks_won"][seat] != 4:
         return 0.0
     captured = sum(points(card) for card in observation["captured"][seat])
     return SWEEP_POINTS - captured - stake

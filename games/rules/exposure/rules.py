@@ -46,8 +46,12 @@ class Phase(enum.Enum):
 
 
 # Looking a member up on an Enum class runs ``EnumType.__getattr__`` in Python 3.11, several
-# times the cost of a global; the hot path names the phases through these globals.
-EXPOSE, LEAD, FOLLOW, OVER = Phase
+# times the cost of a global; the hot path names the phases through these globals,
+# each bound by name so that reordering the enum cannot swap two of them.
+EXPOSE = Phase.EXPOSE
+LEAD = Phase.LEAD
+FOLLOW = Phase.FOLLOW
+OVER = Phase.OVER
 #: The claim that ends a player's claims.
 NO_MORE_GROUPS: Group = ()
 
@@ -112,7 +116,9 @@ class ExposureState(State):
 class Exposure(Game):
     id = "exposure"
     name = "Exposure"
-    rules_version = "1"
+    rules_version = "2"
+    #: Version 2 renamed an observation field only: contract["tricks"] is `contract_tricks`.
+    same_outcome_versions = frozenset({"1"})
     deck = make_deck("9TJQKA")
     options = (
         int_option(

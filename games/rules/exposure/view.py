@@ -24,7 +24,7 @@ def exposure_view(state: Any, seat: int) -> dict[str, Any]:
             "cards": list(state.contract),
             "trump": state.trump,
             "high_rank": high_rank,
-            "tricks": state.contract_tricks,
+            "contract_tricks": state.contract_tricks,
             # Lowest first; public knowledge derived from the contract, given so bots need no copy.
             "rank_order_led": list(rank_order(high_rank, led=True)),
             "rank_order_second": list(rank_order(high_rank, led=False)),

@@ -50,14 +50,19 @@ class Phase(enum.Enum):
 
 
 # Looking a member up on an Enum class runs ``EnumType.__getattr__`` in Python 3.11, several
-# times the cost of a global; the hot path names the phases through these globals.
-LEAD, FOLLOW, DRAW, DISCARD, OVER = Phase
+# times the cost of a global; the hot path names the phases through these globals,
+# each bound by name so that reordering the enum cannot swap two of them.
+LEAD = Phase.LEAD
+FOLLOW = Phase.FOLLOW
+DRAW = Phase.DRAW
+DISCARD = Phase.DISCARD
+OVER = Phase.OVER
 
 
 class DealResult(NamedTuple):
     deal_number: int
     rubber_number: int
-    tricks: tuple[int, int]
+    tricks_won: tuple[int, int]
     slam_points: tuple[int, int]
     majority_points: tuple[int, int]
     #: The rubber's game points after the deal.
@@ -82,7 +87,7 @@ class JamState(State):
     last_trick: tuple[tuple[int, str], ...]
     last_trick_winner: int | None
     tricks_played: int
-    tricks: tuple[int, int]
+    tricks_won: tuple[int, int]
     #: The cards of the tricks each player has won this deal.
     won: tuple[tuple[str, ...], tuple[str, ...]]
     #: Each player's slam counter: tricks in a row since it last restarted.
@@ -144,7 +149,9 @@ def deal_from_order(order: tuple[str, ...], non_dealer: int) -> tuple[tuple[str,
 class Jam(Game):
     id = "jam"
     name = "Jam"
-    rules_version = "1"
+    rules_version = "2"
+    #: Version 2 renamed an observation field only: `tricks` (a count per seat) is `tricks_won`.
+    same_outcome_versions = frozenset({"1"})
     deck = FULL_DECK
     options = (
         choice_option(
@@ -172,7 +179,7 @@ class Jam(Game):
         state.trick = state.last_trick = ()
         state.last_trick_winner = None
         state.tricks_played = 0
-        state.tricks = state.streaks = state.baby_slams = (0, 0)
+        state.tricks_won = state.streaks = state.baby_slams = (0, 0)
         state.grand_slams = (False, False)
         state.draws_left = 0
         state.history = ()
@@ -220,7 +227,7 @@ class Jam(Game):
         state.last_trick_winner = winner
         state.trick = ()
         state.tricks_played += 1
-        state.tricks = with_seat(state.tricks, winner, state.tricks[winner] + 1)
+        state.tricks_won = with_seat(state.tricks_won, winner, state.tricks_won[winner] + 1)
         state.won = with_seat(state.won, winner, (*state.won[winner], led, card))
         self._count_streak(state, winner)
         if state.tricks_played < TRICKS_PER_DEAL:
@@ -278,15 +285,15 @@ class Jam(Game):
 
     def _end_deal(self, state: JamState) -> None:
         majority = (
-            majority_points(state.tricks[0], state.grand_slams[0]),
-            majority_points(state.tricks[1], state.grand_slams[1]),
+            majority_points(state.tricks_won[0], state.grand_slams[0]),
+            majority_points(state.tricks_won[1], state.grand_slams[1]),
         )
         state._scores = (state._scores[0] + majority[0], state._scores[1] + majority[1])
         winner = rubber_winner(state._scores)
         state.last_deal = DealResult(
             state.deal_number,
             state.rubber_number,
-            state.tricks,
+            state.tricks_won,
             (
                 slam_points(state.baby_slams[0], state.grand_slams[0]),
                 slam_points(state.baby_slams[1], state.grand_slams[1]),

@@ -28,7 +28,7 @@ def jam_view(state: Any, seat: int) -> dict[str, Any]:
         "last_trick": trick_view(state.last_trick),
         "last_trick_winner": state.last_trick_winner,
         "tricks_played": state.tricks_played,
-        "tricks": list(state.tricks),
+        "tricks_won": list(state.tricks_won),
         "won": [list(state.won[0]), list(state.won[1])],
         "streaks": list(state.streaks),
         "baby_slams": list(state.baby_slams),
@@ -45,7 +45,7 @@ def _deal_view(result: Any) -> dict[str, Any] | None:
     return {
         "deal_number": result.deal_number,
         "rubber_number": result.rubber_number,
-        "tricks": list(result.tricks),
+        "tricks_won": list(result.tricks_won),
         "slam_points": list(result.slam_points),
         "majority_points": list(result.majority_points),
         "scores": list(result.scores),

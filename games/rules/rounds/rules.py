@@ -40,8 +40,11 @@ class Phase(enum.Enum):
 
 
 # Looking a member up on an Enum class runs ``EnumType.__getattr__`` in Python 3.11, several
-# times the cost of a global; the hot path names the phases through these globals.
-LEAD, FOLLOW, OVER = Phase
+# times the cost of a global; the hot path names the phases through these globals,
+# each bound by name so that reordering the enum cannot swap two of them.
+LEAD = Phase.LEAD
+FOLLOW = Phase.FOLLOW
+OVER = Phase.OVER
 
 
 class StageResult(NamedTuple):
@@ -50,7 +53,7 @@ class StageResult(NamedTuple):
     stage: int
     dealer: int
     trump_cards: tuple[str, ...]
-    tricks: tuple[int, int]
+    tricks_won: tuple[int, int]
     captured: tuple[tuple[str, ...], tuple[str, ...]]
     points: tuple[int, int]
 
@@ -80,7 +83,7 @@ class RoundsState(State):
     last_trick_winner: int | None
     #: Tricks finished in the current stage, 0 to 5.
     tricks_played: int
-    tricks: tuple[int, int]
+    tricks_won: tuple[int, int]
     #: The cards of the tricks each player has won in the current stage.
     captured: tuple[tuple[str, ...], tuple[str, ...]]
     #: The cards this stage's shuffle placed, in its order (the whole deck in stage 1).
@@ -141,7 +144,9 @@ def trump_for_trick(trump_cards: tuple[str, ...], tricks_played: int) -> str:
 class Rounds(Game):
     id = "rounds"
     name = "Rounds"
-    rules_version = "1"
+    rules_version = "2"
+    #: Version 2 renamed an observation field only: `tricks` (a count per seat) is `tricks_won`.
+    same_outcome_versions = frozenset({"1"})
     deck = FULL_DECK
     options = (
         int_option(
@@ -182,7 +187,7 @@ class Rounds(Game):
         dealt = (to_non_dealer, to_dealer) if non_dealer == 0 else (to_dealer, to_non_dealer)
         state.hands = (state.hands[0] + dealt[0], state.hands[1] + dealt[1])
         state.tricks_played = 0
-        state.tricks = (0, 0)
+        state.tricks_won = (0, 0)
         state.captured = ((), ())
         state.history = ()
         self._start_trick(state, leader=non_dealer)
@@ -212,12 +217,12 @@ class Rounds(Game):
         state.trick = ()
         state.last_trick = (lead, (seat, card))
         state.last_trick_winner = winner
-        tricks, captured = state.tricks, state.captured
+        tricks, captured = state.tricks_won, state.captured
         if winner == 0:
-            state.tricks = (tricks[0] + 1, tricks[1])
+            state.tricks_won = (tricks[0] + 1, tricks[1])
             state.captured = ((*captured[0], led, card), captured[1])
         else:
-            state.tricks = (tricks[0], tricks[1] + 1)
+            state.tricks_won = (tricks[0], tricks[1] + 1)
             state.captured = (captured[0], (*captured[1], led, card))
         state.tricks_played += 1
         if state.tricks_played < TRICKS_PER_STAGE:
@@ -227,11 +232,11 @@ class Rounds(Game):
 
     def _end_stage(self, state: RoundsState) -> None:
         points = (
-            stage_points(state.tricks[0], state.captured[0]),
-            stage_points(state.tricks[1], state.captured[1]),
+            stage_points(state.tricks_won[0], state.captured[0]),
+            stage_points(state.tricks_won[1], state.captured[1]),
         )
         result = StageResult(
-            state.stage, state.dealer, state.trump_cards, state.tricks, state.captured, points
+            state.stage, state.dealer, state.trump_cards, state.tricks_won, state.captured, points
         )
         state.stages_done = (*state.stages_done, result)
         if state.stage < STAGES_PER_GAME:

@@ -27,7 +27,7 @@ def rounds_view(state: Any, seat: int) -> dict[str, Any]:
         "last_trick": trick_view(state.last_trick),
         "last_trick_winner": state.last_trick_winner,
         "tricks_played": state.tricks_played,
-        "tricks": list(state.tricks),
+        "tricks_won": list(state.tricks_won),
         "captured": [list(state.captured[0]), list(state.captured[1])],
         "last_stages": [_stage_view(result) for result in state.stages_done],
         "history": list(state.history),
@@ -40,7 +40,7 @@ def _stage_view(result: Any) -> dict[str, Any]:
         "stage": result.stage,
         "dealer": result.dealer,
         "trump_cards": list(result.trump_cards),
-        "tricks": list(result.tricks),
+        "tricks_won": list(result.tricks_won),
         "captured": [list(result.captured[0]), list(result.captured[1])],
         "points": list(result.points),
     }

@@ -44,8 +44,14 @@ class Phase(enum.Enum):
 
 
 # Looking a member up on an Enum class runs ``EnumType.__getattr__`` in Python 3.11, several
-# times the cost of a global; the hot path names the phases through these globals.
-BAR, FOLLOW, LEAD, TAKE_FIRST, TAKE_SECOND, OVER = Phase
+# times the cost of a global; the hot path names the phases through these globals,
+# each bound by name so that reordering the enum cannot swap two of them.
+BAR = Phase.BAR
+FOLLOW = Phase.FOLLOW
+LEAD = Phase.LEAD
+TAKE_FIRST = Phase.TAKE_FIRST
+TAKE_SECOND = Phase.TAKE_SECOND
+OVER = Phase.OVER
 
 
 class SnagState(State):

@@ -44,8 +44,13 @@ class Phase(enum.Enum):
 
 
 # Looking a member up on an Enum class runs ``EnumType.__getattr__`` in Python 3.11, several
-# times the cost of a global; the hot path names the phases through these globals.
-DRAW, BID, LEAD, FOLLOW, OVER = Phase
+# times the cost of a global; the hot path names the phases through these globals,
+# each bound by name so that reordering the enum cannot swap two of them.
+DRAW = Phase.DRAW
+BID = Phase.BID
+LEAD = Phase.LEAD
+FOLLOW = Phase.FOLLOW
+OVER = Phase.OVER
 
 
 def hand_points(bid: int, tricks: int) -> int:

@@ -56,9 +56,9 @@ def test_the_deal_follows_the_deck_positions_and_seat_1_deals_first():
 
 def test_the_contract_cards_set_trump_high_rank_and_the_number_of_tricks():
     contract = exposure.observation(new_deal(**GROUPS_DEAL), 0)["contract"]
-    assert (contract["trump"], contract["high_rank"], contract["tricks"]) == ("H", "J", 5)
+    assert (contract["trump"], contract["high_rank"], contract["contract_tricks"]) == ("H", "J", 5)
     contract = exposure.observation(new_deal(**CLUBS_AND_HEARTS_DEAL), 1)["contract"]
-    assert (contract["trump"], contract["high_rank"], contract["tricks"]) == ("S", "K", 7)
+    assert (contract["trump"], contract["high_rank"], contract["contract_tricks"]) == ("S", "K", 7)
 
 
 @pytest.mark.parametrize(
@@ -70,7 +70,7 @@ def test_the_right_contract_cards_rank_sets_the_contract(right_card, tricks):
     others = ["QH", "KH", "AH", "9S", "TS", "JS", "QS", "KS", "AS"]
     left, middle = [card for card in ("9D", "TD", "JD") if card != right_card][:2]
     state = new_deal(hands, others, [left, middle, right_card])
-    assert exposure.observation(state, 0)["contract"]["tricks"] == tricks
+    assert exposure.observation(state, 0)["contract"]["contract_tricks"] == tricks
 
 
 @pytest.mark.parametrize(

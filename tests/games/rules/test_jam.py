@@ -52,10 +52,10 @@ def play_plan(state, plan, *, discard_at=0, tricks=None):
     while state.deal_number == deal and state.to_play is not None:
         if state.tricks_played == tricks:
             break
-        before, following = state.tricks, state.phase is Phase.FOLLOW
+        before, following = state.tricks_won, state.phase is Phase.FOLLOW
         state = jam.apply(state, planned_action(state, plan, discard_at))
         if following:
-            after = state.tricks if state.deal_number == deal else state.last_deal.tricks
+            after = state.tricks_won if state.deal_number == deal else state.last_deal.tricks_won
             winners += "0" if after[0] > before[0] else "1"
     return state, winners
 
@@ -150,7 +150,7 @@ def test_the_single_card_left_is_drawn_automatically_and_the_last_five_come_from
 def test_a_deal_is_26_tricks():
     state, winners = play_plan(new_match(REFERENCE), "01" * 12 + "00", discard_at=1)
     assert winners == "01" * 12 + "00"
-    assert state.deal_number == 2 and sum(state.last_deal.tricks) == 26
+    assert state.deal_number == 2 and sum(state.last_deal.tricks_won) == 26
 
 
 def test_four_tricks_in_a_row_bank_a_baby_slam_at_once():
@@ -198,7 +198,7 @@ def test_a_rubber_is_decided_only_after_the_deal():
 def test_fifteen_tricks_score_three_at_the_end_of_the_deal():
     plan = "00100100100100100100110111"
     state, winners = play_plan(new_match(REFERENCE), plan, discard_at=2)
-    assert winners == plan and state.last_deal.tricks == (15, 11)
+    assert winners == plan and state.last_deal.tricks_won == (15, 11)
     assert state.last_deal.majority_points == (3, 0) and state.scores == [3, 0]
     assert state.deal_number == 2 and state.winner is None, "3 points do not win the rubber"
 
@@ -206,14 +206,14 @@ def test_fifteen_tricks_score_three_at_the_end_of_the_deal():
 def test_fourteen_tricks_score_two():
     plan = "01" * 12 + "00"
     state, winners = play_plan(new_match(REFERENCE), plan, discard_at=1)
-    assert winners == plan and state.last_deal.tricks == (14, 12)
+    assert winners == plan and state.last_deal.tricks_won == (14, 12)
     assert state.last_deal.majority_points == (2, 0) and state.scores == [2, 0]
 
 
 def test_fifteen_or_more_score_only_two_with_a_grand_slam():
     plan = "00000100100100100100111011"
     state, winners = play_plan(new_match(REFERENCE), plan, discard_at=1)
-    assert winners == plan and state.last_deal.tricks == (16, 10)
+    assert winners == plan and state.last_deal.tricks_won == (16, 10)
     assert state.last_deal.slam_points == (3, 0)
     assert state.last_deal.majority_points == (2, 0)
     assert state.last_deal.scores == (5, 0) and state.last_deal.rubber_winner == 0

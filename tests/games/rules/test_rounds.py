@@ -80,7 +80,7 @@ def test_a_player_who_cannot_follow_may_play_any_card():
 def test_a_higher_card_of_the_suit_led_wins_and_its_winner_leads_next():
     state = play(rounds.new_match(1, {"decks": [CARD_POINTS_DEAL]}), "AS", "2S", "2H", "KH")
     assert state.last_trick_winner == 1 and state.to_play == 1
-    assert state.tricks == (1, 1)
+    assert state.tricks_won == (1, 1)
 
 
 def test_a_trump_beats_the_suit_led():
@@ -110,7 +110,7 @@ def test_card_points_are_counted_per_stage_after_the_fifth_stage():
     assert state.stage == 2 and state.scores == [0, 0], "no points before the game ends"
     state = play_first_legal(state, until=lambda state: state.game_number == 2)
     first_stage = rounds.observation(state, 0)["last_game"]["stages"][0]
-    assert first_stage["tricks"] == [4, 1]
+    assert first_stage["tricks_won"] == [4, 1]
     # Seat 0: AS 4 + 2S 10 + AD 4 + KS 3 + QS 2 + JS 1; seat 1: KH 3 + 2H 10.
     assert first_stage["points"] == [24, 13]
 
@@ -120,7 +120,7 @@ def test_a_stage_sweep_scores_ten_and_no_card_points():
     state = play(state, "QS", "4H", "JS", "5H", "TS", "6H")
     state = play_first_legal(state, until=lambda state: state.game_number == 2)
     first_stage = rounds.observation(state, 0)["last_game"]["stages"][0]
-    assert first_stage["tricks"] == [5, 0]
+    assert first_stage["tricks_won"] == [5, 0]
     assert "2H" in first_stage["captured"][0]
     assert first_stage["points"] == [10, 0]
 

@@ -148,7 +148,7 @@
     exposure: {
       centre: function (view) {
         var contract = view.contract || {};
-        var note = "Trump " + suitName(contract.trump) + " · high rank " + contract.high_rank + " · contract " + contract.tricks + " tricks";
+        var note = "Trump " + suitName(contract.trump) + " · high rank " + contract.high_rank + " · contract " + contract.contract_tricks + " tricks";
         return [zone("contract", "Contract", cards(contract.cards), note), trickZone(view)];
       },
       seat: function (view, seat) {
@@ -189,7 +189,7 @@
       seat: function (view, seat) {
         var pile = (view.discard_piles || [[], []])[seat];
         var stock = (view.stock_sizes || [0, 0])[seat];
-        var won = (view.tricks || [0, 0])[seat];
+        var won = (view.tricks_won || [0, 0])[seat];
         var grand = (view.grand_slams || [false, false])[seat];
         var slams = "baby slams " + (view.baby_slams || [0, 0])[seat] + " · grand slam " + (grand ? "yes" : "no");
         return [
