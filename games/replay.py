@@ -224,7 +224,7 @@ class _Fold:
         except ValueError as error:
             self._fail(seq, FailureKind.LOG, f"the log's game cannot be replayed: {error}")
         rules_version, seed, options = payload["rules_version"], payload["seed"], payload["options"]
-        if rules_version != game.rules_version:
+        if not game.replays(rules_version):
             self._fail(
                 seq,
                 FailureKind.RULES_VERSION,

@@ -236,7 +236,7 @@ def positions(records: Sequence[Sequence[Any]]) -> Iterator[Position]:
     """The position at the start and after each decision of the log, folded lazily."""
     seq, _, start, *_ = records[0]
     game = get_game(start["game"])
-    if start["rules_version"] != game.rules_version:
+    if not game.replays(start["rules_version"]):
         message = f"the log was written under {game.id} rules version {start['rules_version']!r}"
         raise ReplayError([ReplayFailure(seq, FailureKind.RULES_VERSION, message)])
     orders = [p["order"] for _, kind, p, *_ in records if kind == EventType.SHUFFLE]
