@@ -322,3 +322,20 @@ def test_a_log_of_an_unknown_game_is_reported():
 
     assert kinds_at(result) == [(0, FailureKind.LOG)]
     assert "unknown game 'chess'" in result.failures[0].message
+
+
+@pytest.mark.parametrize("game_id", ["exposure", "jam", "rounds"])
+def test_a_log_of_a_version_that_changed_only_what_bots_see_still_replays(game_id):
+    import random
+
+    from games.benchmarks import random_match_events
+    from games.rules import get_game
+
+    events = random_match_events(game_id=game_id, seed=4, rng=random.Random(4))
+    started = {**events[0][1], "rules_version": "1"}
+    older = [(seq, kind, started if seq == 0 else p) for seq, (kind, p) in enumerate(events)]
+
+    result = replay(log(older))
+
+    assert get_game(game_id).rules_version == "2"
+    assert result.ok and result.finished
