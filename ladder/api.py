@@ -76,7 +76,7 @@ def _mine_only(request: Request, queryset: Any) -> Any:
 
 
 def _author_view(tournament: Tournament) -> dict[str, Any]:
-    first, second = selectors.author_versions(tournament=tournament)
+    first, opponents = selectors.author_versions(tournament=tournament)
     return {
         "id": tournament.pk,
         "name": tournament.name,
@@ -85,7 +85,8 @@ def _author_view(tournament: Tournament) -> dict[str, Any]:
         "created_at": tournament.created_at,
         "finished_at": tournament.finished_at,
         "first": first,
-        "second": second,
+        "second": opponents[0] if len(opponents) == 1 else None,
+        "opponents": opponents,
         "result": selectors.head_to_head(tournament=tournament),
     }
 
@@ -176,7 +177,8 @@ class VersionTestListApi(generics.ListAPIView):
         test = services.version_test_create(
             user=request.user,
             candidate=_version(data["candidate"], "candidate"),
-            baseline=_version(data["baseline"], "baseline"),
+            baseline=_version(data["baseline"], "baseline") if "baseline" in data else None,
+            pool=[_version(pk, "pool") for pk in data.get("pool", [])],
             parameters=SprtParameters(
                 data["elo0"], data["elo1"], data["alpha"], data["beta"], data["max_sets"]
             ),

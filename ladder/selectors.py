@@ -178,11 +178,12 @@ def ladder_recent_sets(*, game_id: str, limit: int | None = 20) -> QuerySet[Dupl
     return sets if limit is None else sets[:limit]
 
 
-def author_versions(*, tournament: Tournament) -> tuple[BotVersion, BotVersion]:
-    """The challenger (or candidate) and its opponent (or baseline), in entry order."""
+def author_versions(*, tournament: Tournament) -> tuple[BotVersion, list[BotVersion]]:
+    """The challenger (or candidate), then its opponents in entry order: the one it
+    challenged (or the baseline), or a version test's pool."""
     entrants = Entrant.objects.filter(tournament=tournament).select_related("version__bot__owner")
-    first, second = (entrant.version for entrant in entrants.order_by("position"))
-    return first, second
+    first, *opponents = (entrant.version for entrant in entrants.order_by("position"))
+    return first, opponents
 
 
 AUTHOR_FORMATS = (Format.CHALLENGE, Format.VERSION_TEST)

@@ -70,7 +70,17 @@ class ChallengeCreateSerializer(serializers.Serializer):
 
 class VersionTestCreateSerializer(serializers.Serializer):
     candidate = serializers.IntegerField(help_text="Your new version.")
-    baseline = serializers.IntegerField(help_text="Your version to beat.")
+    baseline = serializers.IntegerField(
+        required=False, help_text="Your version to beat (or give a pool)."
+    )
+    pool = serializers.ListField(
+        child=serializers.IntegerField(),
+        required=False,
+        min_length=2,
+        max_length=8,
+        help_text="2-8 ready versions of any author, played in turn: is the candidate"
+        " stronger than their average?",
+    )
     elo0 = serializers.FloatField(default=_SPRT.elo0, min_value=-500, max_value=500)
     elo1 = serializers.FloatField(default=_SPRT.elo1, min_value=-500, max_value=500)
     alpha = serializers.FloatField(default=_SPRT.alpha, min_value=0.001, max_value=0.2)
@@ -78,6 +88,8 @@ class VersionTestCreateSerializer(serializers.Serializer):
     max_sets = serializers.IntegerField(default=_SPRT.max_sets, min_value=2, max_value=2000)
 
     def validate(self, data: dict) -> dict:
+        if ("baseline" in data) == ("pool" in data):
+            raise serializers.ValidationError({"baseline": "give either baseline or pool"})
         if not data["elo0"] < data["elo1"]:
             raise serializers.ValidationError({"elo1": "must be above elo0"})
         return data
@@ -108,7 +120,10 @@ class AuthorTournamentSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
     first = VersionBriefSerializer()
-    second = VersionBriefSerializer()
+    second = VersionBriefSerializer(
+        allow_null=True, help_text="The one opponent; null for a version test's pool."
+    )
+    opponents = VersionBriefSerializer(many=True, help_text="Every opponent of the first.")
     result = HeadToHeadSerializer()
 
 

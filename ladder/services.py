@@ -35,6 +35,8 @@ from .matchmaking import MatchmakingRules, matchmake
 
 #: Sets a challenge may ask for.
 CHALLENGE_SETS = (1, 50)
+#: Opponents a version test's pool may hold.
+POOL_SIZE = (2, 8)
 
 
 class AuthorRequestError(DomainError):
@@ -163,18 +165,27 @@ def challenge_create(
 
 
 def version_test_create(
-    *, user: Any, candidate: BotVersion, baseline: BotVersion, parameters: SprtParameters
+    *,
+    user: Any,
+    candidate: BotVersion,
+    baseline: BotVersion | None = None,
+    pool: Sequence[BotVersion] = (),
+    parameters: SprtParameters,
 ) -> Tournament:
-    """A sequential test of the caller's ``candidate`` against their ``baseline``."""
-    _check_pair(user, candidate, baseline, their_own_opponent=True)
-    _check_daily_sets(user, VERSION_TEST_SETS_IN_FLIGHT)
+    """A sequential test of the caller's ``candidate`` against their ``baseline``, or
+    against a ``pool`` of any ready versions of the game (its sets spread evenly over the
+    pool, the test reads them as one opponent: the pool's average strength)."""
+    opponents = _test_opponents(user, candidate, baseline, pool)
+    _check_daily_sets(user, max(VERSION_TEST_SETS_IN_FLIGHT, len(opponents)))
+    against = _label(baseline) if baseline is not None else f"a pool of {len(pool)}"
     with transaction.atomic():
         tournament = _author_tournament(
             user=user,
-            name=f"Test: {_label(candidate)} v {_label(baseline)}",
+            name=f"Test: {_label(candidate)} v {against}",
             format=Format.VERSION_TEST,
-            versions=(candidate, baseline),
-            sets_per_pair=VERSION_TEST_SETS_IN_FLIGHT,
+            versions=(candidate, *opponents),
+            # A baseline starts with the sets in flight; each opponent of a pool with one.
+            sets_per_pair=VERSION_TEST_SETS_IN_FLIGHT if baseline is not None else 1,
             before_start=lambda t: VersionTest.objects.create(
                 tournament=t,
                 elo0=parameters.elo0,
@@ -185,6 +196,24 @@ def version_test_create(
             ),
         )
     return tournament
+
+
+def _test_opponents(
+    user: Any, candidate: BotVersion, baseline: BotVersion | None, pool: Sequence[BotVersion]
+) -> list[BotVersion]:
+    if (baseline is None) == (not pool):
+        raise AuthorRequestError("give either a baseline or a pool of opponents, not both")
+    if baseline is not None:
+        _check_pair(user, candidate, baseline, their_own_opponent=True)
+        return [baseline]
+    smallest, largest = POOL_SIZE
+    if not smallest <= len(pool) <= largest:
+        raise AuthorRequestError(f"a pool holds {smallest} to {largest} versions, not {len(pool)}")
+    if len({version.pk for version in pool}) != len(pool):
+        raise AuthorRequestError("the pool names a version twice")
+    for opponent in pool:
+        _check_pair(user, candidate, opponent, their_own_opponent=False)
+    return list(pool)
 
 
 def _label(version: BotVersion) -> str:
@@ -223,7 +252,7 @@ def _author_tournament(
     user: Any,
     name: str,
     format: Format,
-    versions: tuple[BotVersion, BotVersion],
+    versions: Sequence[BotVersion],
     sets_per_pair: int,
     before_start: Any = None,
 ) -> Tournament:

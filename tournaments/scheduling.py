@@ -335,26 +335,33 @@ def _plan_swiss(snapshot: _Snapshot, views: list[_PairingView], plan: _Plan) -> 
 
 
 def _plan_version_test(snapshot: _Snapshot, views: list[_PairingView], plan: _Plan) -> None:
-    """One pairing, candidate first: sets are added, ``VERSION_TEST_SETS_IN_FLIGHT`` at a
-    time, until the sequential test decides or reaches its cap."""
+    """A pairing of the candidate (first) with each opponent: the baseline, or each version
+    of a pool. Sets are added, at least ``VERSION_TEST_SETS_IN_FLIGHT`` at a time and at
+    most one a pairing per advance, to the opponents that have played least, until the
+    sequential test, reading every set of the candidate as one, decides or reaches its cap."""
     if not views:
-        candidate, baseline = (entrant.pk for entrant in sorted_by_position(snapshot.entrants))
-        plan.new_pairings.append(
-            _NewPairing("test", Pairing.Bracket.ROUNDS, 1, 1, candidate, baseline)
-        )
+        candidate, *opponents = (entrant.pk for entrant in sorted_by_position(snapshot.entrants))
+        for table, opponent in enumerate(opponents, start=1):
+            key = "test" if len(opponents) == 1 else f"test-{table}"
+            plan.new_pairings.append(
+                _NewPairing(key, Pairing.Bracket.ROUNDS, 1, table, candidate, opponent)
+            )
         return
-    [view], [pairing] = views, snapshot.pairings
     test = snapshot.tournament.version_test
-    state = sprt_state(*_counts(view.results), test.parameters)
+    results = [result for view in views for result in view.results]
+    state = sprt_state(*_counts(results), test.parameters)
     if state.verdict is not Verdict.PENDING:
-        plan.decided[pairing.pk] = None
+        plan.decided.update({pairing.pk: None for pairing in snapshot.pairings})
         plan.finish = True
         plan.version_test = state
         return
-    created = len(pairing.sets.all())
-    in_flight = created - len(view.results)
-    if in_flight < VERSION_TEST_SETS_IN_FLIGHT and created < test.max_sets:
-        plan.extra_sets.append(pairing)
+    created = {pairing.pk: len(pairing.sets.all()) for pairing in snapshot.pairings}
+    room = min(
+        max(VERSION_TEST_SETS_IN_FLIGHT, len(views)) - (sum(created.values()) - len(results)),
+        test.max_sets - sum(created.values()),
+    )
+    least_played = sorted(snapshot.pairings, key=lambda pairing: created[pairing.pk])
+    plan.extra_sets += least_played[: max(room, 0)]
 
 
 def sorted_by_position(entrants: Sequence[Entrant]) -> list[Entrant]:

@@ -44,7 +44,9 @@ def _set_matches() -> Prefetch:
 class AuthorPage:
     tournament: Tournament
     first: object
+    #: The one opponent, or None for a version test's pool (``opponents`` lists them all).
     second: object
+    opponents: list
     result: HeadToHead
     sets: list[DuplicateSet]
     test: TestProgress | None = None
@@ -65,11 +67,11 @@ class AuthorPage:
 
 
 def author_page(*, tournament: Tournament) -> AuthorPage:
-    first, second = ladder_selectors.author_versions(tournament=tournament)
+    first, opponents = ladder_selectors.author_versions(tournament=tournament)
     sets = (
         DuplicateSet.objects.filter(pairing__tournament=tournament)
         .prefetch_related(_set_matches())
-        .order_by("number")
+        .order_by("number", "pairing__table")
     )
     test = None
     if hasattr(tournament, "version_test"):
@@ -77,7 +79,8 @@ def author_page(*, tournament: Tournament) -> AuthorPage:
     return AuthorPage(
         tournament,
         first,
-        second,
+        opponents[0] if len(opponents) == 1 else None,
+        opponents,
         ladder_selectors.head_to_head(tournament=tournament),
         list(sets),
         test,

@@ -143,6 +143,37 @@ def test_a_version_test_with_elo1_not_above_elo0_is_refused(alice, client_of):
     assert "elo1" in response.json()["detail"]
 
 
+def test_an_author_tests_a_version_against_a_pool_of_other_authors_versions(alice, bob, client_of):
+    [candidate] = bots_of(alice, 1)
+    pool = bots_of(bob, 3)
+    response = client_of(alice).post(
+        "/api/version-tests/",
+        {"candidate": candidate.pk, "pool": [version.pk for version in pool]},
+        format="json",
+    )
+    assert response.status_code == 201, response.json()
+    body = response.json()
+    assert body["first"]["version_id"] == candidate.pk and body["second"] is None
+    assert [opponent["version_id"] for opponent in body["opponents"]] == [v.pk for v in pool]
+    assert body["name"] == f"Test: {candidate.bot.name} v1 v a pool of 3"
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [({}, "either baseline or pool"), ({"pool": [1]}, "pool"), ({"pool": [1] * 9}, "pool")],
+)
+def test_a_version_test_with_neither_baseline_nor_a_good_pool_is_refused(
+    alice, client_of, extra, needle
+):
+    [candidate] = bots_of(alice, 1)
+    response = client_of(alice).post(
+        "/api/version-tests/", {"candidate": candidate.pk, **extra}, format="json"
+    )
+    assert response.status_code == 400
+    assert needle in str(response.json()["detail"])
+    assert not Tournament.objects.exists()
+
+
 def test_the_tournament_list_leaves_out_the_ladder_and_authors_tournaments(alice, bob, client_of):
     [mine] = bots_of(alice, 1)
     [theirs] = bots_of(bob, 1)

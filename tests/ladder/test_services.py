@@ -163,3 +163,56 @@ def test_a_version_test_needs_two_of_the_callers_own_versions(alice, bob):
         version_test_create(
             user=alice, candidate=mine, baseline=theirs, parameters=SprtParameters()
         )
+
+
+def test_a_version_test_against_a_pool_spreads_its_sets_and_reads_them_as_one(alice, bob):
+    [candidate] = bots_of(alice, 1)  # the heuristic
+    pool = [version for version in bots_of(bob, 4) if version.builtin == "random"]
+    assert len(pool) == 2
+    test = version_test_create(
+        user=alice, candidate=candidate, pool=pool, parameters=SprtParameters()
+    )
+    Tournament.objects.filter(pk=test.pk).update(options=SHORT)
+    pairings = Pairing.objects.filter(tournament=test).order_by("table")
+    assert [(p.key, p.first.version_id, p.second.version_id) for p in pairings] == [
+        ("test-1", candidate.pk, pool[0].pk),
+        ("test-2", candidate.pk, pool[1].pk),
+    ]
+
+    play_pending(test)
+
+    test.refresh_from_db()
+    progress = selectors.version_test_progress(tournament=test)
+    assert test.status == Tournament.Status.FINISHED and progress.verdict == "better"
+    per_opponent = [DuplicateSet.objects.filter(pairing=p).count() for p in pairings]
+    assert abs(per_opponent[0] - per_opponent[1]) <= 1, per_opponent
+    played, finished = progress.head_to_head, DuplicateSet.Status.FINISHED
+    counted = DuplicateSet.objects.filter(pairing__tournament=test, status=finished).count()
+    assert played.wins + played.draws + played.losses == counted  # sets in flight are dropped
+    first, opponents = selectors.author_versions(tournament=test)
+    assert first == candidate and opponents == pool
+
+
+@pytest.mark.parametrize(
+    ("opponents", "message"),
+    [
+        ("none", "either a baseline or a pool"),
+        ("both", "either a baseline or a pool"),
+        ("one", "a pool holds 2 to 8 versions, not 1"),
+        ("twice", "names a version twice"),
+        ("itself", "cannot play itself"),
+    ],
+)
+def test_a_version_test_pool_must_be_two_to_eight_other_versions(alice, bob, opponents, message):
+    candidate, baseline = bots_of(alice, 2)
+    theirs = bots_of(bob, 3)
+    given = {
+        "none": {},
+        "both": {"baseline": baseline, "pool": theirs},
+        "one": {"pool": theirs[:1]},
+        "twice": {"pool": [theirs[0], theirs[0]]},
+        "itself": {"pool": [theirs[0], candidate]},
+    }[opponents]
+    with pytest.raises(AuthorRequestError, match=message):
+        version_test_create(user=alice, candidate=candidate, parameters=SprtParameters(), **given)
+    assert not Tournament.objects.exists()

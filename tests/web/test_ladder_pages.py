@@ -66,5 +66,20 @@ def test_the_version_test_page_shows_the_llr_against_its_bounds_and_the_verdict(
     assert 'id="llr"' in html and "http-equiv" not in html
 
 
+def test_the_version_test_page_of_a_pool_names_every_opponent(client, alice, bob):
+    [candidate] = bots_of(alice, 1)
+    pool = bots_of(bob, 2)
+    test = version_test_create(
+        user=alice, candidate=candidate, pool=pool, parameters=SprtParameters()
+    )
+
+    html = client.get(f"/version-tests/{test.pk}/").content.decode()
+
+    assert f"Is {candidate.bot.name} v1 better than its pool?" in html
+    assert "a pool of 2" in html
+    for version in pool:
+        assert version.bot.name in html
+
+
 def test_the_tournament_list_page_leaves_out_the_ladder(client, played_ladder):
     assert played_ladder.name not in client.get("/tournaments/").content.decode()
