@@ -1,7 +1,11 @@
+import random
+
 import pytest
 
+from games.benchmarks import random_match_events
 from games.events import EventRecord, chain_events
 from games.replay import FailureKind, ReplayError, replay, state_at
+from games.rules import get_game
 from games.rules.decks import seeded_order
 from tests.games.snag_logs import SNAG, play_snag, renumbered
 
@@ -326,11 +330,6 @@ def test_a_log_of_an_unknown_game_is_reported():
 
 @pytest.mark.parametrize("game_id", ["exposure", "jam", "rounds"])
 def test_a_log_of_a_version_that_changed_only_what_bots_see_still_replays(game_id):
-    import random
-
-    from games.benchmarks import random_match_events
-    from games.rules import get_game
-
     events = random_match_events(game_id=game_id, seed=4, rng=random.Random(4))
     started = {**events[0][1], "rules_version": "1"}
     older = [(seq, kind, started if seq == 0 else p) for seq, (kind, p) in enumerate(events)]
