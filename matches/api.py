@@ -7,7 +7,6 @@ Every response goes through ``matches.visibility``: ``?view=public`` (the defaul
 
 from __future__ import annotations
 
-from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -61,10 +60,10 @@ class MatchListApi(generics.ListAPIView):
 
     def get_queryset(self) -> QuerySet[Match]:
         if not _flag(self.request, "mine"):
-            return _matches(owner=None)
+            return selectors.match_list(owner=None)
         if not self.request.user.is_authenticated:
             raise NotAuthenticated("log in to list the matches of your bots (?mine=true)")
-        return _matches(owner=self.request.user)
+        return selectors.match_list(owner=self.request.user)
 
     def get_serializer(self, *args, **kwargs):
         # One query says whose seed is withheld on the whole page.
@@ -72,17 +71,6 @@ class MatchListApi(generics.ListAPIView):
             context = {**self.get_serializer_context(), "deals_in_play": deals_in_play(args[0])}
             kwargs["context"] = context
         return super().get_serializer(*args, **kwargs)
-
-
-def _matches(*, owner: User | None) -> QuerySet[Match]:
-    """Matches newest first; with ``owner``, those where a version of one of its bots sits.
-
-    A read for ``matches.selectors`` (``match_list``), kept here until it can move there.
-    """
-    matches = Match.objects.prefetch_related("seats__version__bot").order_by("-id")
-    if owner is None:
-        return matches
-    return matches.filter(seats__version__bot__owner=owner).distinct()
 
 
 def _flag(request: Request, name: str) -> bool:

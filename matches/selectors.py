@@ -7,6 +7,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
 from bots.queues import queue_for
@@ -31,6 +32,14 @@ def match_queue(*, match_id: int) -> str:
     """The Celery queue of a match: the sandboxed one when any seat holds uploaded code."""
     uploaded = MatchSeat.objects.filter(match_id=match_id, version__builtin="").exists()
     return queue_for(runs_uploaded_code=uploaded)
+
+
+def match_list(*, owner: User | None) -> QuerySet[Match]:
+    """Matches newest first; with ``owner``, those where a version of one of its bots sits."""
+    matches = Match.objects.prefetch_related("seats__version__bot").order_by("-id")
+    if owner is None:
+        return matches
+    return matches.filter(seats__version__bot__owner=owner).distinct()
 
 
 def match_events(*, match: Match) -> QuerySet[MatchEvent]:

@@ -3,6 +3,7 @@ from django.urls import path
 from . import api
 
 urlpatterns = [
+    path("matches/", api.MatchListApi.as_view(), name="match-list"),
     path("matches/<int:pk>/", api.MatchDetailApi.as_view(), name="match-detail"),
     path("matches/<int:pk>/events/", api.MatchEventListApi.as_view(), name="match-events"),
     path("matches/<int:pk>/state/", api.MatchStateApi.as_view(), name="match-state"),

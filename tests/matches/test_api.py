@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import User
-from rest_framework.test import APIClient, APIRequestFactory, force_authenticate
+from rest_framework.test import APIClient
 
 from bots.models import Bot, BotVersion
 from games.rules import GAMES
-from matches.api import MatchListApi
 from matches.models import Match
 from matches.services import match_create, match_seats_create
 
@@ -141,15 +140,13 @@ def test_stepping_through_a_whole_match_folds_its_log_once(api, match, monkeypat
 
 
 # Matches of the caller's bots (?mine=true) ---------------------------------------------------
-# No route serves ``MatchListApi`` yet (``matches/urls.py`` needs ``path("matches/", ...)``):
-# these tests call the view itself.
 
 
 def list_matches(user, query: str):
-    request = APIRequestFactory().get(f"/api/matches/{query}")
+    client = APIClient()
     if user is not None:
-        force_authenticate(request, user=user)
-    return MatchListApi.as_view()(request)
+        client.force_authenticate(user)
+    return client.get(f"/api/matches/{query}")
 
 
 @pytest.fixture
