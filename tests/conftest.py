@@ -7,6 +7,8 @@ import os
 import pytest
 
 REQUIRE_SERVICES = os.environ.get("BAIZE_REQUIRE_SERVICES") == "1"
+#: The password of the test authors: long enough for the sign-up's validators.
+PASSWORD = "a long enough passphrase"
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -54,3 +56,19 @@ def played_tournament(builtin_snag_versions):
         tournament_match_play(match_id)  # called directly: no broker needed
     tournament.refresh_from_db()
     return tournament
+
+
+@pytest.fixture
+def alice(db):
+    """An author."""
+    from django.contrib.auth.models import User
+
+    return User.objects.create_user("alice", password=PASSWORD)
+
+
+@pytest.fixture
+def bob(db):
+    """Another author."""
+    from django.contrib.auth.models import User
+
+    return User.objects.create_user("bob", password=PASSWORD)

@@ -15,6 +15,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from bots.code import UploadLimits, read_upload
 from bots.models import Bot, BotVersion
 from bots.serializers import MAX_DESCRIPTION
+from tests.conftest import PASSWORD
 
 from .uploads import (
     CRASHING_BOT,
@@ -29,8 +30,6 @@ from .uploads import (
     zip_with_symlink,
 )
 
-PASSWORD = "a long enough passphrase"
-
 
 def client_for(user: User | None) -> APIClient:
     client = APIClient()
@@ -38,16 +37,6 @@ def client_for(user: User | None) -> APIClient:
         token, _ = Token.objects.get_or_create(user=user)
         client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
     return client
-
-
-@pytest.fixture
-def alice(db):
-    return User.objects.create_user("alice", password=PASSWORD)
-
-
-@pytest.fixture
-def bob(db):
-    return User.objects.create_user("bob", password=PASSWORD)
 
 
 @pytest.fixture

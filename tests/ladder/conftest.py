@@ -3,23 +3,12 @@ this process what a worker would."""
 
 from __future__ import annotations
 
-import pytest
 from django.contrib.auth.models import User
 
 from matches.models import Match
 from tests.tournaments.conftest import strategy_bots
 from tournaments.models import Tournament
 from tournaments.tasks import tournament_match_play
-
-
-@pytest.fixture
-def alice(db):
-    return User.objects.create_user("alice", password="x")
-
-
-@pytest.fixture
-def bob(db):
-    return User.objects.create_user("bob", password="x")
 
 
 def bots_of(owner: User, count: int, game: str = "snag"):

@@ -68,17 +68,3 @@ def live_db(transactional_db):
             call_command("flush", interactive=False, verbosity=0)
         finally:
             cursor.execute(f"ALTER TABLE games_matchevent ENABLE ALWAYS TRIGGER {trigger}")
-
-
-@pytest.fixture
-def alice(db):
-    from django.contrib.auth.models import User
-
-    return User.objects.create_user("alice", password="x")
-
-
-@pytest.fixture
-def bob(db):
-    from django.contrib.auth.models import User
-
-    return User.objects.create_user("bob", password="x")
