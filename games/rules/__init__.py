@@ -10,6 +10,8 @@ The facade every caller uses::
 
 from __future__ import annotations
 
+from typing import Any
+
 from .base import Action, Game, State
 from .errors import GameOver, IllegalAction
 from .exposure import Exposure
@@ -18,10 +20,12 @@ from .rounds import Rounds
 from .snag import Snag
 from .spades import Spades
 
-GAMES: dict[str, Game] = {game.id: game for game in (Snag(), Exposure(), Spades(), Rounds(), Jam())}
+GAMES: dict[str, Game[Any]] = {
+    game.id: game for game in (Snag(), Exposure(), Spades(), Rounds(), Jam())
+}
 
 
-def get_game(game_id: str) -> Game:
+def get_game(game_id: str) -> Game[Any]:
     """The game with this id; ``ValueError`` naming the known ids otherwise."""
     try:
         return GAMES[game_id]

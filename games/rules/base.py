@@ -9,7 +9,7 @@ never mutated, which lets a state be copied in one dictionary update.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from .decks import Order, check_seed, check_stacked_decks, draw_order
 from .errors import GameOver, IllegalAction
@@ -76,11 +76,12 @@ class State:
 
     def legal_actions(self) -> list[Action]:
         """Every action the player to move may take, in the RULINGS shapes; empty when over."""
-        if self.to_play is None:
+        seat = self.to_play
+        if seat is None:
             return []
         moves = self._moves
         if moves is None:
-            moves = self._moves = self._legal_moves()
+            moves = self._moves = self._legal_moves(seat)
         kind, values = moves
         # A loop, not a comprehension: this runs once per decision, and in Python 3.11 a
         # comprehension costs a function call more.
@@ -89,12 +90,12 @@ class State:
             actions.append({kind: value})
         return actions
 
-    def _pending_moves(self) -> Moves:
-        """The pending decision, computed once per state (``legal_actions`` and ``apply``
-        inline this: they run once per decision)."""
+    def _pending_moves(self, seat: int) -> Moves:
+        """The pending decision of ``seat``, the player to move, computed once per state
+        (``legal_actions`` and ``apply`` inline this: they run once per decision)."""
         moves = self._moves
         if moves is None:
-            moves = self._moves = self._legal_moves()
+            moves = self._moves = self._legal_moves(seat)
         return moves
 
     def card_zones(self) -> dict[str, tuple[str, ...]]:
@@ -109,8 +110,9 @@ class State:
         """The cards whose whereabouts ``seat`` cannot know now (its view must not show them)."""
         raise NotImplementedError
 
-    def _legal_moves(self) -> Moves:
-        """The pending decision's action kind and its legal values, in the order offered.
+    def _legal_moves(self, seat: int) -> Moves:
+        """The pending decision of ``seat``, the player to move: its action kind and its
+        legal values, in the order offered.
 
         Every pending decision of every game asks for one kind of action (``"play"``,
         ``"bid"``, ...), and all its values share one type; they come as a tuple or a list.
@@ -132,7 +134,8 @@ class State:
 
     def _amend_last_entry(self, entry: dict[str, Any]) -> None:
         """Replace the newest history entry (the decision ``apply`` logged) by ``entry``."""
-        self._history_tail = (self._history_tail[0], entry)
+        newest = self._history_tail
+        self._history_tail = (None if newest is None else newest[0], entry)
 
     def __repr__(self) -> str:
         return (
@@ -141,7 +144,11 @@ class State:
         )
 
 
-class Game:
+#: The state class of a game; ``Game[S]`` takes and returns states of class ``S`` only.
+S = TypeVar("S", bound=State)
+
+
+class Game(Generic[S]):
     """The rules of one game. Subclasses set the class attributes and the ``_`` hooks."""
 
     id: ClassVar[str]
@@ -154,11 +161,12 @@ class Game:
     same_outcome_versions: ClassVar[frozenset[str]] = frozenset()
     deck: ClassVar[tuple[str, ...]]
     options: ClassVar[tuple[Option, ...]]
-    state_class: ClassVar[type[State]]
+    # Not a ClassVar, which may not name a type variable; every game sets it once, in its class.
+    state_class: type[S]
     #: Action kinds whose values have several spellings, which ``_normalise`` makes one.
     normalised_kinds: ClassVar[frozenset[str]] = frozenset()
 
-    def new_match(self, seed: int, options: Mapping[str, Any] | None = None) -> State:
+    def new_match(self, seed: int, options: Mapping[str, Any] | None = None) -> S:
         """The state before the first decision; ``ValueError`` names any bad option."""
         given = dict(_as_mapping(options))
         stacked = check_stacked_decks(given.pop("decks", []), self.deck)
@@ -181,7 +189,7 @@ class Game:
         self._start(state)
         return state
 
-    def apply(self, state: State, action: Action) -> State:
+    def apply(self, state: S, action: Action) -> S:
         """The state after ``action``; ``IllegalAction`` if it is not legal in ``state``.
 
         ``state`` itself is left as it was. This is the hot path of every playout and
@@ -189,11 +197,12 @@ class Game:
         """
         if state.game_id != self.id:
             raise ValueError(f"a {state.game_id!r} state was given to the {self.id!r} game")
+        seat = state.to_play
+        if seat is None:
+            raise GameOver("the match is over; no action can be applied")
         moves = state._moves
         if moves is None:
-            if state.to_play is None:
-                raise GameOver("the match is over; no action can be applied")
-            moves = state._moves = state._legal_moves()
+            moves = state._moves = state._legal_moves(seat)
         kind, values = moves
         if type(action) is not dict or len(action) != 1:
             raise _illegal(action, state)
@@ -208,13 +217,11 @@ class Game:
         # Every field holds an immutable value, so a flat copy of the attributes is a copy.
         new.__dict__ = state.__dict__.copy()
         new._moves = None
-        new._history_tail = (state._history_tail, state.to_play, "action", action)
-        self._apply(new, action)
+        new._history_tail = (state._history_tail, seat, "action", action)
+        self._apply(new, seat, action)
         return new
 
-    def _legal_action(
-        self, state: State, action: Action, kind: str, values: Collection[Any]
-    ) -> Action:
+    def _legal_action(self, state: S, action: Action, kind: str, values: Collection[Any]) -> Action:
         """``action`` in its canonical spelling if it is legal; ``IllegalAction`` if not.
 
         The value must have the legal values' type as well as equal one of them: equality
@@ -231,7 +238,7 @@ class Game:
         """Whether a log written under ``rules_version`` replays under these rules."""
         return rules_version == self.rules_version or rules_version in self.same_outcome_versions
 
-    def observation(self, state: State, seat: int) -> dict[str, Any]:
+    def observation(self, state: S, seat: int) -> dict[str, Any]:
         """All that ``seat`` may know at ``state``, and nothing more, as a JSON-ready dict.
 
         Summaries of finished deals go under keys starting with ``last_`` (``last_deal``):
@@ -265,17 +272,18 @@ class Game:
 
     # Hooks for each game.
 
-    def _start(self, state: State) -> None:
+    def _start(self, state: S) -> None:
         raise NotImplementedError
 
-    def _apply(self, state: State, action: Action) -> None:
-        """Change the fresh copy ``state`` by the already-checked ``action``.
+    def _apply(self, state: S, seat: int, action: Action) -> None:
+        """Change the fresh copy ``state`` by ``seat``'s already-checked ``action``.
 
-        The decision is already in the history as ``{"seat": seat, "action": action}``.
+        ``seat`` is the player who was to move; the decision is already in the history as
+        ``{"seat": seat, "action": action}``.
         """
         raise NotImplementedError
 
-    def _view(self, state: State, seat: int) -> dict[str, Any]:
+    def _view(self, state: S, seat: int) -> dict[str, Any]:
         raise NotImplementedError
 
     def _normalise(self, action: Any) -> Any:

@@ -12,6 +12,7 @@ import hashlib
 import operator
 import struct
 from collections.abc import Sequence
+from typing import TypeGuard
 
 Order = tuple[str, ...]
 
@@ -49,7 +50,8 @@ def seeded_order(deck: Sequence[str], seed: int, k: int) -> Order:
     keys[7::8] = _INDICES[:size]
     layout = f">{size}d"
     in_order = struct.pack(layout, *sorted(struct.unpack(layout, keys)))
-    return operator.itemgetter(*in_order[7::8])(deck)
+    order: Order = operator.itemgetter(*in_order[7::8])(deck)
+    return order
 
 
 def check_stacked_decks(value: object, deck: Sequence[str]) -> tuple[Order, ...]:
@@ -83,7 +85,7 @@ def _check_order(order: object, expected: frozenset[str], index: int) -> Order:
     return tuple(order)
 
 
-def _is_permutation(order: object, expected: frozenset[str]) -> bool:
+def _is_permutation(order: object, expected: frozenset[str]) -> TypeGuard[Sequence[str]]:
     """As many items as the deck, and every card of the deck among them."""
     if not isinstance(order, (list, tuple)) or len(order) != len(expected):
         return False

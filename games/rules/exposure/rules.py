@@ -80,22 +80,22 @@ class ExposureState(State):
     last_deal: dict[str, Any] | None
 
     def legal_actions(self) -> list[Action]:
-        if self.phase is not EXPOSE:
+        seat = self.to_play
+        if seat is None or self.phase is not EXPOSE:
             return super().legal_actions()
         # A group is a list of cards in the RULINGS shape; the state keeps it as a tuple.
-        return [{"expose": [*group]} for group in self._pending_moves()[1]]
+        return [{"expose": [*group]} for group in self._pending_moves(seat)[1]]
 
-    def _legal_moves(self) -> Moves:
-        phase = self.phase
-        if phase is EXPOSE:
-            claims = candidate_groups(self.hands[self.to_play], self.contract)
+    def _legal_moves(self, seat: int) -> Moves:
+        if self.phase is EXPOSE:
+            claims = candidate_groups(self.hands[seat], self.contract)
             claims.append(NO_MORE_GROUPS)
             return "expose", claims
-        seat = self.to_play
         cards = self.hands[seat] + self.exposed[seat]
-        if phase is LEAD:
+        led = self.led
+        if led is None:
             return "play", cards
-        return "play", playable_cards(cards, self.led[1])
+        return "play", playable_cards(cards, led[1])
 
     def card_zones(self) -> dict[str, tuple[str, ...]]:
         return {
@@ -113,7 +113,7 @@ class ExposureState(State):
         return frozenset(self.hands[other(seat)] + self.orders[-1][DEALT_CARDS:])
 
 
-class Exposure(Game):
+class Exposure(Game[ExposureState]):
     id = "exposure"
     name = "Exposure"
     rules_version = "2"
@@ -145,7 +145,8 @@ class Exposure(Game):
         first, second = order[0:HAND_SIZE], order[HAND_SIZE : 2 * HAND_SIZE]
         state.hands = (first, second) if non_dealer == 0 else (second, first)
         state.exposed = ((), ())
-        state.contract = left, middle, right = order[2 * HAND_SIZE : DEALT_CARDS]
+        left, middle, right = order[2 * HAND_SIZE : DEALT_CARDS]
+        state.contract = (left, middle, right)
         state.trump, state.high_rank = left[1], middle[0]
         state.contract_tricks = CONTRACT_TRICKS[right[0]]
         state.groups = ((), ())
@@ -159,15 +160,14 @@ class Exposure(Game):
     def _normalise(self, action: Any) -> Any:
         """A claim's cards in the canonical order of a group, as a tuple."""
         cards = action.get("expose") if type(action) is dict else None
-        if type(cards) not in (list, tuple):
+        if not isinstance(cards, (list, tuple)):
             return action
         try:
             return {**action, "expose": tuple(sorted(cards, key=GROUP_ORDER.__getitem__))}
         except (KeyError, TypeError):  # not all cards: left as given, to be refused as illegal
             return action
 
-    def _apply(self, state: ExposureState, action: Action) -> None:
-        seat = state.to_play
+    def _apply(self, state: ExposureState, seat: int, action: Action) -> None:
         if state.phase is EXPOSE:
             group = action["expose"]
             # The history shows a group as a list, in the RULINGS shape.
@@ -198,10 +198,11 @@ class Exposure(Game):
             state.hands = without_card(state.hands, seat, card)
         else:
             state.exposed = without_card(state.exposed, seat, card)
-        if state.phase is LEAD:
+        led = state.led
+        if led is None:
             state.led, state.phase, state.to_play = card, FOLLOW, 1 - seat
             return
-        led, leader = state.led, state.leader
+        leader = state.leader
         winner = seat if second_card_wins(led, card, state.trump, state.high_rank) else leader
         state.tricks += ((leader, led, card, winner),)
         state.tricks_won = add_points(state.tricks_won, winner, 1)

@@ -7,13 +7,16 @@ won. The history of the deal is entirely public (claims and plays happen face up
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..base import own_copy
 from .ranking import rank_order
 
+if TYPE_CHECKING:  # the rules module imports this one
+    from .rules import ExposureState
 
-def exposure_view(state: Any, seat: int) -> dict[str, Any]:
+
+def exposure_view(state: ExposureState, seat: int) -> dict[str, Any]:
     high_rank = state.high_rank
     return {
         "phase": state.phase.value,

@@ -37,6 +37,8 @@ from .scoring import (
 from .view import jam_view
 
 HAND_SIZE = 5
+#: Cards of each seat, ``(seat 0's, seat 1's)``.
+SeatCards = tuple[tuple[str, ...], tuple[str, ...]]
 TRICKS_PER_DEAL = 26
 DRAWS_PER_REPLENISH = 2
 
@@ -99,9 +101,8 @@ class JamState(State):
     draws_left: int
     last_deal: DealResult | None
 
-    def _legal_moves(self) -> Moves:
+    def _legal_moves(self, seat: int) -> Moves:
         phase = self.phase
-        seat = self.to_play
         if phase is DRAW:
             # Only a pile that holds cards is offered; a replenishing that asks for draws starts
             # with two cards or more between the piles, so one of them always does.
@@ -136,7 +137,7 @@ class JamState(State):
         return frozenset(unseen.union(self.stocks[opponent]))
 
 
-def deal_from_order(order: tuple[str, ...], non_dealer: int) -> tuple[tuple[str, ...], ...]:
+def deal_from_order(order: tuple[str, ...], non_dealer: int) -> tuple[SeatCards, SeatCards]:
     """``(hands, stocks)`` by seat: red cards to the non-dealer, black to the dealer, in order."""
     red = tuple(card for card in order if is_red(card))
     black = tuple(card for card in order if not is_red(card))
@@ -146,7 +147,7 @@ def deal_from_order(order: tuple[str, ...], non_dealer: int) -> tuple[tuple[str,
     return hands, stocks
 
 
-class Jam(Game):
+class Jam(Game[JamState]):
     id = "jam"
     name = "Jam"
     rules_version = "2"
@@ -190,8 +191,7 @@ class Jam(Game):
         state.leader = leader
         state.to_play = leader
 
-    def _apply(self, state: JamState, action: Action) -> None:
-        seat = state.to_play
+    def _apply(self, state: JamState, seat: int, action: Action) -> None:
         phase = state.phase
         if phase is DRAW:
             self._draw_card(state, seat, action["draw"])
@@ -265,11 +265,11 @@ class Jam(Game):
         self._after_replenishing(state, seat)
 
     def _after_replenishing(self, state: JamState, seat: int) -> None:
-        winner = state.last_trick_winner
-        if seat == winner:
-            self._replenish(state, other(winner))
+        """The winner of the last trick replenished first, the loser second."""
+        if seat == state.last_trick_winner:
+            self._replenish(state, other(seat))
         else:
-            self._start_trick(state, leader=winner)
+            self._start_trick(state, leader=other(seat))
 
     def _draw_card(self, state: JamState, seat: int, pile: str) -> None:
         if pile == "stock":

@@ -7,12 +7,15 @@ happen in view of both players, so they are public.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..tricks import trick_view
 
+if TYPE_CHECKING:  # the rules module imports this one
+    from .rules import DealResult, JamState
 
-def jam_view(state: Any, seat: int) -> dict[str, Any]:
+
+def jam_view(state: JamState, seat: int) -> dict[str, Any]:
     opponent = 1 - seat
     return {
         "phase": state.phase.value,
@@ -39,7 +42,7 @@ def jam_view(state: Any, seat: int) -> dict[str, Any]:
     }
 
 
-def _deal_view(result: Any) -> dict[str, Any] | None:
+def _deal_view(result: DealResult | None) -> dict[str, Any] | None:
     if result is None:
         return None
     return {

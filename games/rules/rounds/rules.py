@@ -91,8 +91,8 @@ class RoundsState(State):
     stages_done: tuple[StageResult, ...]
     last_game: GameResult | None
 
-    def _legal_moves(self) -> Moves:
-        hand = self.hands[self.to_play]
+    def _legal_moves(self, seat: int) -> Moves:
+        hand = self.hands[seat]
         if self.trick:
             return "play", playable_cards(hand, self.trick[0][1][1])
         return "play", hand
@@ -141,7 +141,7 @@ def trump_for_trick(trump_cards: tuple[str, ...], tricks_played: int) -> str:
     return trump_cards[0][1]
 
 
-class Rounds(Game):
+class Rounds(Game[RoundsState]):
     id = "rounds"
     name = "Rounds"
     rules_version = "2"
@@ -199,8 +199,7 @@ class Rounds(Game):
         if state.tricks_played == 0 or state.stage == STAGES_PER_GAME:
             state.trump = trump_for_trick(state.trump_cards, state.tricks_played)
 
-    def _apply(self, state: RoundsState, action: Action) -> None:
-        seat = state.to_play
+    def _apply(self, state: RoundsState, seat: int, action: Action) -> None:
         card = action["play"]
         state.hands = without_card(state.hands, seat, card)
         if state.phase is LEAD:

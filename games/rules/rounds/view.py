@@ -7,12 +7,15 @@ the finished stages of the current game; so are the trump cards of those stages.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..tricks import trick_view
 
+if TYPE_CHECKING:  # the rules module imports this one
+    from .rules import GameResult, RoundsState, StageResult
 
-def rounds_view(state: Any, seat: int) -> dict[str, Any]:
+
+def rounds_view(state: RoundsState, seat: int) -> dict[str, Any]:
     return {
         "phase": state.phase.value,
         "game_number": state.game_number,
@@ -35,7 +38,7 @@ def rounds_view(state: Any, seat: int) -> dict[str, Any]:
     }
 
 
-def _stage_view(result: Any) -> dict[str, Any]:
+def _stage_view(result: StageResult) -> dict[str, Any]:
     return {
         "stage": result.stage,
         "dealer": result.dealer,
@@ -46,7 +49,7 @@ def _stage_view(result: Any) -> dict[str, Any]:
     }
 
 
-def _game_view(result: Any) -> dict[str, Any] | None:
+def _game_view(result: GameResult | None) -> dict[str, Any] | None:
     if result is None:
         return None
     return {

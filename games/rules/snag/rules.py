@@ -70,12 +70,12 @@ class SnagState(State):
     tricks_played: int
     last_deal: dict[str, Any] | None
 
-    def _legal_moves(self) -> Moves:
+    def _legal_moves(self, seat: int) -> Moves:
         phase = self.phase
         if phase is BAR:
             return "bar", reachable_bar_cards(self.bar, self.leader, self.dealer)
         if phase is FOLLOW or phase is LEAD:
-            return "play", playable_cards(self.hands[self.to_play], self.trick[0][1])
+            return "play", playable_cards(self.hands[seat], self.trick[0][1])
         return "take", self.pool
 
     def card_zones(self) -> dict[str, tuple[str, ...]]:
@@ -99,8 +99,9 @@ def reachable_bar_cards(bar: tuple[str, ...], leader: int, dealer: int) -> tuple
     return bar[:2] if leader != dealer else bar[-2:][::-1]
 
 
-def trick_winner(trick: tuple[str, str, str], leader: int) -> int:
-    """The seat that played the highest rank, the last played among equals.
+def trick_winner(trick: tuple[str, ...], leader: int) -> int:
+    """The seat that played the highest rank, the last played among equals, in a trick of
+    three cards: the leader's bar card, the follower's card, the leader's card.
 
     The follower's card, played second, wins only if it ties or beats the bar card before
     it and beats the leader's card after it.
@@ -109,7 +110,7 @@ def trick_winner(trick: tuple[str, str, str], leader: int) -> int:
     return 1 - leader if follow >= bar and follow > lead else leader
 
 
-class Snag(Game):
+class Snag(Game[SnagState]):
     id = "snag"
     name = "Snag"
     rules_version = "1"
@@ -147,8 +148,7 @@ class Snag(Game):
         state.trick = state.pool = ()
         state.trick_winner = None
 
-    def _apply(self, state: SnagState, action: Action) -> None:
-        seat = state.to_play
+    def _apply(self, state: SnagState, seat: int, action: Action) -> None:
         phase = state.phase
         if phase is BAR:
             card = action["bar"]
@@ -172,11 +172,11 @@ class Snag(Game):
             if phase is TAKE_FIRST:
                 state.phase, state.to_play = TAKE_SECOND, 1 - seat
             else:
-                self._end_trick(state)
+                # The loser took the second card.
+                self._end_trick(state, winner=1 - seat)
 
-    def _end_trick(self, state: SnagState) -> None:
+    def _end_trick(self, state: SnagState, winner: int) -> None:
         """The winner gets the last card of the trick automatically."""
-        winner = state.trick_winner
         (last,) = state.pool
         state._log(winner, "auto", {"take": last})
         state.taken = with_seat(state.taken, winner, (*state.taken[winner], last))

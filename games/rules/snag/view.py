@@ -6,12 +6,15 @@ take happened in view of both players, so they are public.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..base import own_copy
 
+if TYPE_CHECKING:  # the rules module imports this one
+    from .rules import SnagState
 
-def snag_view(state: Any, seat: int) -> dict[str, Any]:
+
+def snag_view(state: SnagState, seat: int) -> dict[str, Any]:
     return {
         "phase": state.phase.value,
         "hand": list(state.hands[seat]),

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import enum
 from itertools import filterfalse
-from typing import Any
+from typing import Any, cast
 
 from ..base import Action, Game, Moves, State, add_points, other, with_seat, without_card
 from ..cards import FULL_DECK
@@ -81,11 +81,13 @@ class SpadesState(State):
     spades_broken: bool
     last_deal: dict[str, Any] | None
 
-    def _legal_moves(self) -> Moves:
+    def _legal_moves(self, seat: int) -> Moves:
+        hand = self.hands[seat]
+        led = self.led
+        # A card is led in phase FOLLOW only; testing the card tells the checker it is one.
+        if led is not None:
+            return "play", playable_cards(hand, led[1])
         phase = self.phase
-        hand = self.hands[self.to_play]
-        if phase is FOLLOW:
-            return "play", playable_cards(hand, self.led[1])
         if phase is LEAD:
             if self.spades_broken:
                 return "play", hand
@@ -119,7 +121,7 @@ class SpadesState(State):
         return self.orders[-1][self.draw_position] if self.phase is DRAW else None
 
 
-class Spades(Game):
+class Spades(Game[SpadesState]):
     id = "spades"
     name = "Two-handed Spades"
     rules_version = "2"
@@ -176,11 +178,12 @@ class Spades(Game):
             state.phase = DRAW
         state.to_play = starter
 
-    def _apply(self, state: SpadesState, action: Action) -> None:
-        seat = state.to_play
+    def _apply(self, state: SpadesState, seat: int, action: Action) -> None:
         phase = state.phase
-        if phase is FOLLOW:
-            self._follow(state, seat, action["play"])
+        led = state.led
+        # As in ``_legal_moves``: a card is led in phase FOLLOW only.
+        if led is not None:
+            self._follow(state, seat, led, action["play"])
         elif phase is LEAD:
             card = action["play"]
             state.hands = without_card(state.hands, seat, card)
@@ -220,9 +223,9 @@ class Spades(Game):
         else:
             state.phase, state.to_play = LEAD, state.leader
 
-    def _follow(self, state: SpadesState, seat: int, card: str) -> None:
+    def _follow(self, state: SpadesState, seat: int, led: str, card: str) -> None:
         state.hands = without_card(state.hands, seat, card)
-        led, leader = state.led, state.leader
+        leader = state.leader
         winner = seat if highest_of_suit_or_trump(led, card, TRUMP) else leader
         state.tricks += ((leader, led, card, winner),)
         state.tricks_won = add_points(state.tricks_won, winner, 1)
@@ -235,7 +238,9 @@ class Spades(Game):
             self._end_hand(state)
 
     def _end_hand(self, state: SpadesState) -> None:
-        bids, tricks_won = state.bids, state.tricks_won
+        # Both seats bid before the first trick (once a hand, so the cast costs nothing).
+        bids = cast(tuple[int, int], state.bids)
+        tricks_won = state.tricks_won
         points = (hand_points(bids[0], tricks_won[0]), hand_points(bids[1], tricks_won[1]))
         state._scores = (state._scores[0] + points[0], state._scores[1] + points[1])
         state.last_deal = {

@@ -8,15 +8,18 @@ the bids, every card played, tricks won. A seat sees her own draws in full.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..base import own_copy
+
+if TYPE_CHECKING:  # the rules module imports this one
+    from .rules import SpadesState
 
 #: History keys that name cards only the drawing seat has seen.
 PRIVATE_KEYS = ("received", "discarded")
 
 
-def spades_view(state: Any, seat: int) -> dict[str, Any]:
+def spades_view(state: SpadesState, seat: int) -> dict[str, Any]:
     return {
         "phase": state.phase.value,
         "hand": list(state.hands[seat]),
