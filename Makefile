@@ -46,6 +46,7 @@ strength: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy games/rules
 
 format: $(STAMP)
 	$(VENV)/bin/ruff check --fix .
