@@ -438,13 +438,17 @@ def _child_pids() -> list[int]:
     Reading a few lists costs a hundredth of reading every process's ``stat``, which was
     most of a sandboxed match's closing time. The caller checks the parent either way.
     """
-    if not os.path.exists(f"/proc/self/task/{os.getpid()}/children"):
+    if not _kernel_lists_children():
         return [int(name) for name in os.listdir("/proc") if name.isdigit()]
     return [
         int(pid)
         for task in os.listdir("/proc/self/task")
         for pid in _read_small(f"/proc/self/task/{task}/children").split()
     ]
+
+
+def _kernel_lists_children() -> bool:
+    return os.path.exists(f"/proc/self/task/{os.getpid()}/children")
 
 
 def _read_small(path: str) -> bytes:

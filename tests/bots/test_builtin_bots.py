@@ -128,3 +128,18 @@ def test_the_strength_command_prints_a_win_rate_per_game(capsys):
     call_command("bot_strength", "--game", "snag", "--sets", "3")
     printed = capsys.readouterr().out
     assert "snag" in printed and "6" in printed and "%" in printed
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_protocol_lines_are_the_bytes_the_standard_encoder_writes(game_id):
+    import json
+
+    game, rng = get_game(game_id), random.Random(5)
+    state = game.new_match(5)
+    standard = json.JSONEncoder(separators=(",", ":"))
+    for request in range(1, 60):
+        if state.to_play is None:
+            break
+        message = decide_message(request, game.observation(state, state.to_play), 0.25)
+        assert encode(message) == (standard.encode(message) + "\n").encode("ascii")
+        state = game.apply(state, rng.choice(state.legal_actions()))

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bots import runner
 from bots.protocol import MAX_LINE_BYTES
 from bots.runner import (
     BOT_ENVIRONMENT,
@@ -297,3 +298,47 @@ def wait_for_pids(pidfile: Path) -> list[int]:
                 return [int(line) for line in lines]
         time.sleep(0.01)
     raise AssertionError("the stubborn bot never wrote its pids")
+
+
+#: Leaves a grandchild in a session of its own (escaping the process group), which writes its
+#: pid to the file named by argv[1] and sleeps; then answers one line.
+ESCAPING_GRANDCHILD = """
+import os, sys, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        with open(sys.argv[1] + ".partial", "w") as pidfile:
+            pidfile.write(str(os.getpid()))
+        os.rename(sys.argv[1] + ".partial", sys.argv[1])
+        time.sleep(60)
+    while not os.path.exists(sys.argv[1]):
+        time.sleep(0.001)
+    os._exit(0)
+os.wait()
+sys.stdout.write("ready\\n")
+sys.stdout.flush()
+time.sleep(60)
+"""
+
+
+def _grandchild_outlives_close(tmp_path: Path) -> bool:
+    pidfile = tmp_path / "grandchild.pid"
+    argv = (sys.executable, "-I", "-S", "-B", "-c", ESCAPING_GRANDCHILD, str(pidfile))
+    bot = BotProcess(LaunchSpec(argv, cwd="/"))
+    assert bot.receive(timeout=10) == b"ready"
+    bot.close()
+    try:
+        os.kill(int(pidfile.read_text()), 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_closing_kills_and_reaps_a_grandchild_that_left_the_session(tmp_path):
+    assert not _grandchild_outlives_close(tmp_path)
+
+
+def test_the_sweep_finds_orphans_where_the_kernel_keeps_no_list_of_children(tmp_path, monkeypatch):
+    monkeypatch.setattr(runner, "_kernel_lists_children", lambda: False)
+
+    assert not _grandchild_outlives_close(tmp_path)
