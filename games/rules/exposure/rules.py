@@ -15,6 +15,8 @@ match is checked after each deal (a score at the target or more, and the scores 
 from __future__ import annotations
 
 import enum
+from collections.abc import Collection
+from itertools import filterfalse
 from typing import Any
 
 from ..base import Action, Game, Moves, State, add_points, other, with_seat, without_card
@@ -78,19 +80,20 @@ class ExposureState(State):
     tricks: tuple[tuple[int, str, str, int], ...]
     tricks_won: tuple[int, int]
     last_deal: dict[str, Any] | None
+    #: In the expose phase, the claims open to the player to move in the order offered, the
+    #: empty claim last; empty in the other phases. Kept claim by claim (``_expose``) rather
+    #: than found again in the hand at every claim.
+    claims: tuple[Group, ...]
 
     def legal_actions(self) -> list[Action]:
-        seat = self.to_play
-        if seat is None or self.phase is not EXPOSE:
+        if self.phase is not EXPOSE:
             return super().legal_actions()
         # A group is a list of cards in the RULINGS shape; the state keeps it as a tuple.
-        return [{"expose": [*group]} for group in self._pending_moves(seat)[1]]
+        return [{"expose": [*group]} for group in self.claims]
 
     def _legal_moves(self, seat: int) -> Moves:
         if self.phase is EXPOSE:
-            claims = candidate_groups(self.hands[seat], self.contract)
-            claims.append(NO_MORE_GROUPS)
-            return "expose", claims
+            return "expose", self.claims
         cards = self.hands[seat] + self.exposed[seat]
         led = self.led
         if led is None:
@@ -111,6 +114,11 @@ class ExposureState(State):
 
     def hidden_cards(self, seat: int) -> frozenset[str]:
         return frozenset(self.hands[other(seat)] + self.orders[-1][DEALT_CARDS:])
+
+
+def open_claims(hand: tuple[str, ...], contract: tuple[str, ...]) -> tuple[Group, ...]:
+    """Every claim the holder of ``hand`` may make, the empty claim (no more groups) last."""
+    return (*candidate_groups(hand, contract), NO_MORE_GROUPS)
 
 
 class Exposure(Game[ExposureState]):
@@ -156,6 +164,7 @@ class Exposure(Game[ExposureState]):
         state.history = ()
         state.leader, state.led = non_dealer, None
         state.phase, state.to_play = EXPOSE, non_dealer
+        state.claims = open_claims(state.hands[non_dealer], state.contract)
 
     def _normalise(self, action: Any) -> Any:
         """A claim's cards in the canonical order of a group, as a tuple."""
@@ -166,6 +175,18 @@ class Exposure(Game[ExposureState]):
             return {**action, "expose": tuple(sorted(cards, key=GROUP_ORDER.__getitem__))}
         except (KeyError, TypeError):  # not all cards: left as given, to be refused as illegal
             return action
+
+    def _legal_action(
+        self, state: ExposureState, action: Action, kind: str, values: Collection[Any]
+    ) -> Action:
+        # A claim comes as a list, most often in the canonical order legal_actions gives it:
+        # found as it is among the open claims, it needs no sorting.
+        cards = action.get(kind)
+        if kind == "expose" and cards.__class__ is list:
+            group = tuple(cards)
+            if group in values:
+                return {kind: group}
+        return super()._legal_action(state, action, kind, values)
 
     def _apply(self, state: ExposureState, seat: int, action: Action) -> None:
         if state.phase is EXPOSE:
@@ -178,16 +199,22 @@ class Exposure(Game[ExposureState]):
 
     def _expose(self, state: ExposureState, seat: int, group: Group) -> None:
         if not group:
-            if seat != state.dealer:
-                state.to_play = state.dealer
+            dealer = state.dealer
+            if seat != dealer:
+                state.to_play = dealer
+                state.claims = open_claims(state.hands[dealer], state.contract)
             else:
                 state.phase, state.to_play = LEAD, state.leader
+                state.claims = ()
             return
         hand = state.hands[seat]
-        from_hand = tuple([card for card in group if card in hand])
-        kept = tuple([card for card in hand if card not in group])
-        state.hands = with_seat(state.hands, seat, kept)
+        from_hand = tuple(filter(hand.__contains__, group))
+        state.hands = with_seat(state.hands, seat, tuple(filterfalse(group.__contains__, hand)))
         state.exposed = with_seat(state.exposed, seat, state.exposed[seat] + from_hand)
+        # A hand card goes in one group only, contract cards in any number: the claims left
+        # are those using none of the hand cards just exposed, which are the groups (in the
+        # same order) that candidate_groups finds in the hand now left.
+        state.claims = tuple(filter(frozenset(from_hand).isdisjoint, state.claims))
         state.groups = with_seat(state.groups, seat, (*state.groups[seat], group))
         points = group_points(group)
         state.bonus_points = add_points(state.bonus_points, seat, points)

@@ -52,8 +52,9 @@ def candidate_groups(hand: tuple[str, ...], contract: tuple[str, ...]) -> list[G
 
 
 def group_points(group: tuple[str, ...] | list[str]) -> int:
-    """Points of a valid group: a kind if all its ranks agree, otherwise a sequence."""
-    if all(card[0] == group[0][0] for card in group):
+    """Points of a valid group, its cards in any order: a kind if its ranks agree, otherwise
+    a sequence (whose ranks all differ, so two cards tell one from the other)."""
+    if group[0][0] == group[1][0]:
         return KIND_POINTS[len(group)]
     return SEQUENCE_POINTS[len(group)]
 

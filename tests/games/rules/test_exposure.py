@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from games.rules import IllegalAction, get_game
 from games.rules.exposure.ranking import rank_order
-from games.rules.exposure.scoring import deal_points, group_points
+from games.rules.exposure.scoring import candidate_groups, deal_points, group_points
 from tests.games.rules.stacking import stacked_order
 
 exposure = get_game("exposure")
@@ -193,6 +195,21 @@ def test_a_hand_card_serves_one_group_and_contract_cards_serve_any_number():
     # The dealer reuses the contract cards TS and JC that seat 0 also used.
     state = play(state, {"expose": ["TS", "JC", "QH", "KD", "AD"]})
     assert state.scores == [4, 2]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_claims_offered_after_each_claim_are_those_a_fresh_count_finds_in_the_hand_left(seed):
+    # The engine keeps the open claims claim by claim; a count from scratch must agree, order
+    # included, at every claim of both players.
+    state, rng = exposure.new_match(seed), random.Random(seed)
+    while state.deal_number <= 3 and state.to_play is not None:
+        legal = state.legal_actions()
+        if state.phase.value == "expose":
+            fresh = candidate_groups(state.hands[state.to_play], state.contract)
+            assert legal == [{"expose": list(group)} for group in fresh] + [PASS]
+        # Claims more often than a uniform choice, so that hands run low on groups.
+        choice = legal[rng.randrange(len(legal) - 1)] if len(legal) > 1 else legal[0]
+        state = exposure.apply(state, choice if rng.random() < 0.8 else rng.choice(legal))
 
 
 def test_a_group_of_contract_cards_alone_cannot_be_claimed():
