@@ -21,6 +21,8 @@ MAX_SEED = 2**63 - 1
 # The first and last bytes of the shuffle keys of up to 256 cards (see ``seeded_order``).
 _POSITIVE_EXPONENT = b"\x3f" * 256
 _INDICES = bytes(range(256))
+#: The big-endian doubles of the keys of ``size`` cards, compiled once per size.
+_KEY_LAYOUTS = {size: struct.Struct(f">{size}d") for size in range(257)}
 
 
 def check_seed(seed: object) -> int:
@@ -48,8 +50,8 @@ def seeded_order(deck: Sequence[str], seed: int, k: int) -> Order:
     keys = bytearray(hashlib.shake_128(b"baize:%d:%d" % (seed, k)).digest(8 * size))
     keys[0::8] = _POSITIVE_EXPONENT[:size]
     keys[7::8] = _INDICES[:size]
-    layout = f">{size}d"
-    in_order = struct.pack(layout, *sorted(struct.unpack(layout, keys)))
+    layout = _KEY_LAYOUTS[size]
+    in_order = layout.pack(*sorted(layout.unpack(keys)))
     order: Order = operator.itemgetter(*in_order[7::8])(deck)
     return order
 
