@@ -20,13 +20,14 @@ from types import TracebackType
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from bots.models import BotVersion
 from games.events import (
     GENESIS_HASH,
     EventConflict,
+    EventRecord,
     EventSequenceGap,
     EventType,
     canonical_json,
@@ -159,7 +160,7 @@ def match_started_payload(*, match: Match, players: Sequence[Mapping[str, Any]])
 
 def match_events_append(
     *, match: Match, events: Iterable[NewEvent | tuple[int, str, Any]]
-) -> list[MatchEvent]:
+) -> list[EventRecord]:
     """Append consecutive events to ``match``'s log in one transaction; return those stored now.
 
     ``EventSequenceGap`` if the batch does not continue the log; ``EventConflict`` if a seq
@@ -191,7 +192,7 @@ def _checked_batch(events: Iterable[NewEvent | tuple[int, str, Any]]) -> list[Ne
     return batch
 
 
-def _append(match: Match, batch: list[NewEvent]) -> list[MatchEvent]:
+def _append(match: Match, batch: list[NewEvent]) -> list[EventRecord]:
     next_seq, prev_hash = _log_end(match)
     if batch[0].seq > next_seq:
         raise EventSequenceGap(
@@ -202,14 +203,42 @@ def _append(match: Match, batch: list[NewEvent]) -> list[MatchEvent]:
         ((event.seq, event.type, event.payload) for event in batch if event.seq >= next_seq),
         prev_hash,
     )
-    now = timezone.now()
+    if records:
+        _insert_events(match.pk, records)
+    return records
+
+
+#: The columns of an event row, in the order ``_insert_events`` gives them.
+_EVENT_COLUMNS = ("match_id", "seq", "type", "payload", "hash", "created_at")
+#: Rows per INSERT statement: well inside SQLite's limit on parameters per statement.
+_ROWS_PER_INSERT = 100
+
+
+def _insert_events(match_id: int, records: list[EventRecord]) -> None:
+    """Insert the rows with multi-row INSERTs of plain values: the ORM's ``bulk_create``
+    built a model and prepared six values per event, two thirds of the cost of appending.
+
+    A plain INSERT, so the log's unique ``(match, seq)`` and append-only trigger hold as
+    for any other write; the payload goes through the JSON field's own adaptation.
+    """
+    to_json = MatchEvent._meta.get_field("payload").get_db_prep_value
+    created_at = connection.ops.adapt_datetimefield_value(timezone.now())
     rows = [
-        MatchEvent(
-            match_id=match.pk, seq=seq, type=type, payload=payload, hash=hash, created_at=now
-        )
+        (match_id, seq, type, to_json(payload, connection), hash, created_at)
         for seq, type, payload, hash in records
     ]
-    return MatchEvent.objects.bulk_create(rows)
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), _ROWS_PER_INSERT):
+            chunk = rows[start : start + _ROWS_PER_INSERT]
+            cursor.execute(_insert_sql(len(chunk)), [value for row in chunk for value in row])
+
+
+def _insert_sql(rows: int) -> str:
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(column) for column in _EVENT_COLUMNS)
+    row = "(" + ", ".join(["%s"] * len(_EVENT_COLUMNS)) + ")"
+    values = ", ".join([row] * rows)
+    return f"INSERT INTO {quote(MatchEvent._meta.db_table)} ({columns}) VALUES {values}"
 
 
 def _log_end(match: Match) -> tuple[int, str]:
