@@ -8,7 +8,7 @@ keeping time is the runner's job (``bots.runner``), judging the game the referee
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 PROTOCOL_VERSION = 1
@@ -24,19 +24,30 @@ def _refuse(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON: {value!r}")
 
 
-if json.encoder.c_make_encoder is not None:
-    # The C encoder JSONEncoder.encode builds on every call, built once: building it cost a
-    # third of encoding a decide message. No circular-reference check (messages are trees
-    # the runner builds); otherwise the same bytes as JSONEncoder(separators=(",", ":")).
-    _encode_chunks = json.encoder.c_make_encoder(
-        None, _refuse, json.encoder.encode_basestring_ascii, None, ":", ",", False, False, True
-    )
+def _compact_encoder() -> Callable[[Message], str]:
+    """``JSONEncoder(separators=(",", ":")).encode``, with its C encoder built once.
 
-    def _encode(message: Message) -> str:
-        return "".join(_encode_chunks(message, 0))
+    ``encode`` builds the C encoder on every call, a third of encoding a decide message.
+    No circular-reference check (messages are trees the runner builds); otherwise the same
+    bytes. ``c_make_encoder`` is the json module's own internal: where a Python lacks it or
+    calls it differently, the plain encoder serves.
+    """
+    plain = json.JSONEncoder(separators=(",", ":")).encode
+    make = getattr(json.encoder, "c_make_encoder", None)
+    try:
+        chunks = make(
+            None, _refuse, json.encoder.encode_basestring_ascii, None, ":", ",", False, False, True
+        )
+    except TypeError:  # None, or another signature
+        return plain
 
-else:  # pragma: no cover - Pythons without the _json accelerator
-    _encode = json.JSONEncoder(separators=(",", ":")).encode
+    def encode(message: Message) -> str:
+        return "".join(chunks(message, 0))
+
+    return encode
+
+
+_encode = _compact_encoder()
 
 
 class BadReply(ValueError):
