@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .events import EventRecord, EventType, ResultReason, chain_events
@@ -73,13 +73,19 @@ def random_match_log(
 
 def replay_events_per_second(events: Sequence[EventRecord], *, min_seconds: float = 0.5) -> float:
     """How many events of ``events`` replay folds and hash-checks per second of CPU time."""
+    return _per_cpu_second(lambda: replay(events), len(events), min_seconds)
+
+
+def _per_cpu_second(run: Callable[[], object], items: int, min_seconds: float) -> float:
+    """Items per second of CPU time of ``run``, which handles ``items`` each time, repeated
+    until ``min_seconds`` have passed."""
     rounds, started = 0, _cpu_seconds()
     while True:
-        replay(events)
+        run()
         rounds += 1
         elapsed = _cpu_seconds() - started
         if elapsed >= min_seconds:
-            return rounds * len(events) / elapsed
+            return rounds * items / elapsed
 
 
 def engine_throughput(game_id: str, *, seconds: float = 1.0, seed: int = 0) -> dict[str, float]:
@@ -114,27 +120,19 @@ def engine_fold_events_per_second(
     game = get_game(started_payload["game"])
     actions = [payload["action"] for _, type, payload, _ in events if type == EventType.DECISION]
     seed, options = started_payload["seed"], started_payload["options"]
-    rounds, started = 0, _cpu_seconds()
-    while True:
+
+    def fold() -> None:
         state = game.new_match(seed, options)
         for action in actions:
             state = game.apply(state, action)
-        rounds += 1
-        elapsed = _cpu_seconds() - started
-        if elapsed >= min_seconds:
-            return rounds * len(events) / elapsed
+
+    return _per_cpu_second(fold, len(events), min_seconds)
 
 
 def chain_events_per_second(events: Sequence[EventRecord], *, min_seconds: float = 0.5) -> float:
     """The hashing floor of storing a log: events per second through ``chain_events`` alone."""
     triples = [(seq, type, payload) for seq, type, payload, _ in events]
-    rounds, started = 0, _cpu_seconds()
-    while True:
-        chain_events(triples)
-        rounds += 1
-        elapsed = _cpu_seconds() - started
-        if elapsed >= min_seconds:
-            return rounds * len(events) / elapsed
+    return _per_cpu_second(lambda: chain_events(triples), len(events), min_seconds)
 
 
 def bare_loop_decisions_per_second(*, seconds: float = 1.0, seed: int = 0) -> float:
