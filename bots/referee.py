@@ -12,6 +12,13 @@ saw: how the bot ended (its exit status), which limit ran out, what was wrong wi
 line, the illegal action and the legal ones. What the bot wrote to stderr is its author's
 alone: it is returned in ``MatchResult.stderr`` and never put in an event.
 
+Only the bot to move runs (``docs/bot-protocol.md``, "Fair play"): each bot starts while the
+other is frozen, and whenever the seat to move changes the other seat's bot is frozen whole
+(a sandboxed bot's every process; a trusted one is left running) and the mover's thawed.
+Both are thawed to be told the result. A sandboxed bot's decision is charged the CPU time
+its own processes used (``BotProcess.request``), and that is what the limits and the time
+bank count and what ``think_us`` records; a trusted bot's, the wall-clock time.
+
 A player is a ``BotLauncher`` (a bot process, see ``bots.runner``) or a ``StrategyPlayer``
 (a strategy called in this process, for tests and benchmarks): the referee sees both
 through the same ``Connection`` interface.
@@ -60,7 +67,8 @@ Choose = Callable[[dict[str, Any], random.Random], Any]
 class Limits:
     """A bot's time: each decision gets ``decision_seconds``; time beyond that is drawn from
     its ``time_bank_seconds`` for the whole match (as Kaggle's overage time); an empty bank
-    and a spent decision limit is a timeout."""
+    and a spent decision limit is a timeout. For a sandboxed bot these are CPU seconds,
+    under a wall-clock backstop of ``bots.runner.WALL_BACKSTOP_FACTOR`` times as many."""
 
     decision_seconds: float = 1.0
     #: From spawning a bot to its ``ready``: Python itself takes ~11 ms to start.
@@ -102,8 +110,13 @@ class Connection(Protocol):
 
     def wait_ready(self, timeout: float) -> None: ...
 
+    def freeze(self) -> None:
+        """Stop the bot until it is thawed or sent a message: it is not its turn."""
+
+    def thaw(self) -> None: ...
+
     def decide(self, message: Message, timeout: float) -> tuple[Message, float]:
-        """The bot's reply to ``message`` and the seconds it took."""
+        """The bot's reply to ``message`` and the seconds it was charged."""
 
     def end(self, message: Message) -> None:
         """Tell the bot the result if it still listens; never raises, never waits."""
@@ -180,6 +193,8 @@ class _Match:
         self.decisions = 0
         self.shuffles_emitted = 0
         self.bank = [limits.time_bank_seconds, limits.time_bank_seconds]
+        #: The seat whose bot runs; the other's is frozen. ``None``: both are.
+        self.running: int | None = None
 
     def run(self) -> MatchResult:
         try:
@@ -206,18 +221,25 @@ class _Match:
                 self.limits.decision_seconds,
                 self.limits.time_bank_seconds,
             )
+            # One at a time, the other frozen: a bot's start cannot slow its opponent's.
             with self._forfeit_on_failure(seat, starting=True):
                 connection.open(message)
-        deadline = monotonic() + self.limits.start_seconds
-        for seat, connection in enumerate(self.connections):
-            with self._forfeit_on_failure(seat, starting=True):
-                connection.wait_ready(max(0.0, deadline - monotonic()))
+                connection.wait_ready(self.limits.start_seconds)
+            connection.freeze()
+
+    def _give_turn(self, seat: int) -> None:
+        """Let the bot of ``seat`` run, the other frozen (only when the seat changes)."""
+        if self.running != seat:
+            self.connections[1 - seat].freeze()
+            self.connections[seat].thaw()
+            self.running = seat
 
     def _play_one_decision(self) -> None:
         seat = self.state.to_play
         observation = self.game.observation(self.state, seat)
         allowed = self.limits.decision_seconds + self.bank[seat]
         message = decide_message(self.decisions + 1, observation, round(allowed, 6))
+        self._give_turn(seat)
         with self._forfeit_on_failure(seat, starting=False):
             reply, seconds = self.connections[seat].decide(message, allowed)
             action = action_of(reply)
@@ -284,6 +306,7 @@ class _Match:
         scores = self.state.scores
         self.emit("match_finished", {"winner": winner, "scores": scores, "reason": reason.value})
         for connection in self.connections:
+            connection.thaw()
             connection.end(end_message(winner, scores, reason.value))
         return MatchResult(winner, (scores[0], scores[1]), reason, self.decisions, forfeit)
 
@@ -325,6 +348,14 @@ class ProcessConnection:
     def wait_ready(self, timeout: float) -> None:
         check_ready(decode_reply(self._process.receive(timeout)))
 
+    def freeze(self) -> None:
+        if self._process is not None:
+            self._process.freeze()
+
+    def thaw(self) -> None:
+        if self._process is not None:
+            self._process.thaw()
+
     def decide(self, message: Message, timeout: float) -> tuple[Message, float]:
         line, seconds = self._process.request(encode(message), timeout)
         return decode_reply(line), seconds
@@ -354,6 +385,12 @@ class StrategyConnection:
         pass
 
     def wait_ready(self, timeout: float) -> None:
+        pass
+
+    def freeze(self) -> None:
+        pass  # nothing runs between its calls
+
+    def thaw(self) -> None:
         pass
 
     def decide(self, message: Message, timeout: float) -> tuple[Message, float]:

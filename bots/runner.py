@@ -11,6 +11,11 @@ of stderr drained while waiting, and on close SIGKILL to the whole process group
 (SANDBOX trap 10), a reap, and a sweep of orphans the bot left behind. The runner process
 makes itself a child subreaper so that such orphans are re-parented to it and can be found.
 Processes are started without ``preexec_fn`` so ``subprocess`` can use ``vfork`` (trap 3).
+
+A launcher may hand over a ``ProcessControl`` (the sandbox does, per slot): the bot can then
+be frozen whole while it is not its turn, and a request is charged the CPU time all its
+processes used, under a wall-clock backstop, instead of the wall-clock time (``request``).
+A bot without one is trusted (built-in bots, local scripts) and timed by the wall clock.
 """
 
 from __future__ import annotations
@@ -50,6 +55,24 @@ _MAX_STDERR_CHUNKS_PER_DRAIN = 16
 _PR_SET_CHILD_SUBREAPER = 36
 #: Each pass reaps one generation of re-parented descendants; more means a fork bomb in flight.
 _MAX_SWEEP_PASSES = 64
+#: A bot charged CPU time may take this many times its allowed time by the wall clock: the
+#: backstop for one that sleeps or waits instead of computing (docs/bot-protocol.md).
+WALL_BACKSTOP_FACTOR = 3.0
+#: The shortest wait between two readings of a thinking bot's CPU time.
+_CPU_SLICE_SECONDS = 0.002
+
+
+class ProcessControl(Protocol):
+    """Every process one bot runs, however it forked or detached: its turn and its CPU time."""
+
+    def freeze(self) -> None:
+        """Stop all of them until ``thaw``."""
+
+    def thaw(self) -> None: ...
+
+    def cpu_seconds(self) -> float:
+        """CPU time used so far, by all of them, those that ended included; only differences
+        between two readings mean anything."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +88,9 @@ class LaunchSpec:
     #: Called once the bot and everything it started is dead and reaped: releases what the
     #: launcher reserved for this start (the sandbox's uid slot).
     on_close: Callable[[], None] | None = None
+    #: Freezes and meters everything the bot runs (the sandbox's slot); ``None``: a trusted
+    #: bot, never frozen, timed by the wall clock.
+    control: ProcessControl | None = None
 
 
 class BotLauncher(Protocol):
@@ -143,6 +169,13 @@ class BotProcess:
         become_child_subreaper()
         self._token = secrets.token_hex(8)
         self._on_close = spec.on_close
+        self._control = spec.control
+        self._frozen = False
+        #: The CPU time read when the bot last wrote a line: a request is charged from there.
+        self._cpu_mark = 0.0 if spec.control is None else spec.control.cpu_seconds()
+        #: The bot inherits the runner's CPUs and cannot widen them: its CPU time grows at
+        #: most this many times as fast as the wall clock.
+        self._cpus = len(os.sched_getaffinity(0))
         try:
             self._process = self._spawn(spec)
         except OSError as error:
@@ -167,6 +200,7 @@ class BotProcess:
         self._stderr_limit = stderr_limit
         #: Called about every ``IDLE_SECONDS`` while waiting for the bot's reply.
         self.on_idle: Callable[[], None] | None = None
+        self._idle_at = 0.0
         self._closed = False
 
     def _spawn(self, spec: LaunchSpec) -> subprocess.Popen:
@@ -183,26 +217,67 @@ class BotProcess:
             start_new_session=True,
         )
 
+    @property
+    def charged_cpu(self) -> bool:
+        """Whether requests are charged CPU time (a bot with a ``ProcessControl``)."""
+        return self._control is not None
+
+    def freeze(self) -> None:
+        """Stop every process of the bot until it is thawed or talked to; a trusted bot
+        without a control keeps running."""
+        if self._control is not None and not self._frozen and not self._closed:
+            self._control.freeze()
+            self._frozen = True
+
+    def thaw(self) -> None:
+        if self._frozen:
+            self._frozen = False
+            self._control.thaw()
+
     def send(self, line: bytes, timeout: float) -> None:
-        """Write ``line`` whole within ``timeout`` seconds."""
+        """Write ``line`` whole within ``timeout`` seconds (thawing the bot: it must read it)."""
+        self.thaw()
         self._write(line, monotonic() + timeout)
 
     def request(self, line: bytes, timeout: float) -> tuple[bytes, float]:
-        """Send ``line`` and return the bot's one-line reply and the seconds it took.
+        """Send ``line`` and return the bot's one-line reply and the seconds charged for it.
 
-        The clock runs from just before the write to the end of the reply line.
+        A trusted bot is charged the wall-clock time from just before the write to the end
+        of the reply line, and times out past ``timeout``. A bot with a control is charged
+        the CPU time all its processes used since it last wrote a line (its ``ready`` or its
+        previous reply: what it ran after that, until it was frozen, counts here), and times
+        out once that passes ``timeout`` or the wall clock passes ``WALL_BACKSTOP_FACTOR``
+        times ``timeout``.
         """
         if self._buffer:
             raise UnsolicitedOutput(f"the bot wrote output nobody asked for: {self._excerpt()}")
+        self.thaw()
         started = monotonic()
-        deadline = started + timeout
+        if self._control is None:
+            deadline = started + timeout
+            self._write(line, deadline)
+            reply = self._read_line(deadline)
+            return reply, monotonic() - started
+        deadline = started + WALL_BACKSTOP_FACTOR * timeout
         self._write(line, deadline)
-        reply = self._read_line(deadline)
-        return reply, monotonic() - started
+        reply = self._read_line(deadline, cpu_limit=timeout)
+        return reply, self._charge_cpu()
 
     def receive(self, timeout: float) -> bytes:
-        """The next line the bot writes within ``timeout`` seconds."""
-        return self._read_line(monotonic() + timeout)
+        """The next line the bot writes within ``timeout`` seconds of the wall clock."""
+        self.thaw()
+        line = self._read_line(monotonic() + timeout)
+        if self._control is not None:
+            self._charge_cpu()  # what the bot used up to this line is not a decision's
+        return line
+
+    def _charge_cpu(self) -> float:
+        """The CPU seconds used since the mark; the mark moves to now."""
+        now = self._control.cpu_seconds()
+        # A process reaped outside the slot takes its time along (the uid fallback): the
+        # reading may fall, never the charge.
+        used, self._cpu_mark = max(0.0, now - self._cpu_mark), now
+        return used
 
     def stderr_tail(self) -> str:
         """The last ``STDERR_TAIL_BYTES`` the bot wrote to stderr so far."""
@@ -226,6 +301,8 @@ class BotProcess:
         self._closed = True
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            self.thaw()  # a frozen task acts on its SIGKILL only once thawed (cgroup v1)
         self._process.wait()
         sweep_orphans(session=self.pid, token=self._token)
         self._release()
@@ -270,13 +347,14 @@ class BotProcess:
                     f"the bot stopped reading its input ({self._exit_status()})"
                 ) from None
 
-    def _read_line(self, deadline: float) -> bytes:
+    def _read_line(self, deadline: float, cpu_limit: float | None = None) -> bytes:
         buffer = self._buffer
         newline = buffer.find(b"\n")
+        self._idle_at = monotonic() + IDLE_SECONDS
         while newline < 0:
             if len(buffer) > MAX_LINE_BYTES:
                 raise LineTooLong(f"the bot wrote a line longer than {MAX_LINE_BYTES} bytes")
-            self._wait_for_output(deadline)
+            self._wait_for_output(deadline, cpu_limit)
             newline = buffer.find(b"\n")
         if newline > MAX_LINE_BYTES:
             raise LineTooLong(f"the bot wrote a line longer than {MAX_LINE_BYTES} bytes")
@@ -284,13 +362,27 @@ class BotProcess:
         del buffer[: newline + 1]
         return line
 
-    def _wait_for_output(self, deadline: float) -> None:
-        remaining = deadline - monotonic()
+    def _wait_for_output(self, deadline: float, cpu_limit: float | None) -> None:
+        now = monotonic()
+        remaining = deadline - now
         if remaining <= 0:
-            raise BotTimedOut("the bot did not reply before the deadline")
-        wait = remaining if self.on_idle is None else min(remaining, IDLE_SECONDS)
+            if cpu_limit is None:
+                raise BotTimedOut("the bot did not reply before the deadline")
+            raise BotTimedOut(
+                "the bot did not reply within the wall-clock backstop"
+                f" ({WALL_BACKSTOP_FACTOR:g} times its {cpu_limit:g} s of CPU time)"
+            )
+        wait = remaining
+        if cpu_limit is not None:
+            left = cpu_limit - (self._control.cpu_seconds() - self._cpu_mark)
+            if left <= 0:
+                raise BotTimedOut("the bot did not reply before its CPU time ran out")
+            wait = min(wait, max(left / self._cpus, _CPU_SLICE_SECONDS))
+        if self.on_idle is not None:
+            wait = min(wait, max(0.0, self._idle_at - now))
         ready = self._poller.poll(math.ceil(wait * 1000))
-        if not ready and wait < remaining:
+        if not ready and self.on_idle is not None and monotonic() >= self._idle_at:
+            self._idle_at = monotonic() + IDLE_SECONDS
             self.on_idle()
         for fd, _ in ready:
             if fd != self._stdout:

@@ -18,6 +18,6 @@ os.environ.setdefault("BAIZE_CACHE", "locmem")  # in-process tests: query counts
 
 def pytest_sessionfinish(session, exitstatus):
     """The run's slot cgroups go with it: each run has its own uid base, so its own folder."""
-    from bots.sandbox.cgroups import memory_cgroups_remove
+    from bots.sandbox.cgroups import slot_cgroups_remove
 
-    memory_cgroups_remove(int(os.environ["BAIZE_SANDBOX_UID_BASE"]))
+    slot_cgroups_remove(int(os.environ["BAIZE_SANDBOX_UID_BASE"]))

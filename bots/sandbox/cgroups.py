@@ -1,42 +1,83 @@
-"""A memory cgroup per sandbox slot: the kernel's accounting bounds all a bot can pin.
+"""Cgroups per sandbox slot: a memory bound, a freezer and CPU accounting for all a bot runs.
 
 ``prlimit --as`` bounds a bot's address space and the capped tmpfs bound its files, but
-neither counts pipe buffers and kernel memory, and both are per process. A cgroup counts
-every page a bot's processes charge (heap, tmpfs and ``/dev/shm`` pages, pipe buffers and
-other kernel memory) against one limit, and the kernel's out-of-memory killer ends the bot,
-not the worker or PostgreSQL, when it is reached.
+neither counts pipe buffers and kernel memory, and both are per process. A memory cgroup
+counts every page a bot's processes charge (heap, tmpfs and ``/dev/shm`` pages, pipe buffers
+and other kernel memory) against one limit, and the kernel's out-of-memory killer ends the
+bot, not the worker or PostgreSQL, when it is reached. The freezer stops every task of the
+slot at once and the CPU accounting counts them all, however many the bot forked and
+however it detached: the referee lets only the bot to move run and charges it its own CPU
+time (``control.py``).
 
-The slots' cgroups live under the worker's own memory cgroup, in a folder of this instance
-(``baize-<uid_base>``), one child per slot, reused from bot to bot: the slot's flock makes it
-the holder's alone. A bot enters its cgroup before it becomes the slot's uid: the command
-starts with a root shell that writes its own pid to ``cgroup.procs`` and execs the rest, so
-no instruction of the bot ever runs outside it. cgroup v1 (the ``memory`` hierarchy) and v2
-(``memory`` in the parent's ``cgroup.subtree_control``) are both handled; where neither
-can be written, ``memory_cgroup_root`` says why and the other bounds stand alone.
+The slots' cgroups live under the worker's own cgroup of each controller, in a folder of
+this instance (``baize-<uid_base>``), one child per slot, reused from bot to bot: the slot's
+flock makes it the holder's alone. A bot enters its cgroups before it becomes the slot's
+uid: the command starts with a root shell that writes its own pid to each ``cgroup.procs``
+(one per cgroup v1 hierarchy, one in v2) and execs the rest, so no instruction of the bot
+ever runs outside them. Each controller the host does not let the worker use is left out,
+with the reason: memory then stands on the other bounds, freezing and CPU time fall back to
+the slot's uid (``control.py``).
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from .control import (
+    CgroupCpuMeter,
+    CgroupFreezer,
+    SlotControl,
+    UidCpuMeter,
+    UidFreezer,
+)
+
 CGROUP_MOUNT = Path("/sys/fs/cgroup")
-#: Writes the shell's own pid into the cgroup named by $0, then becomes the bot's command.
-_ENTER_SCRIPT = 'echo $$ > "$0" && exec "$@"'
+#: The cgroup v1 controllers a slot uses, by name; in v2 the same three are the memory
+#: controller, ``cgroup.freeze`` and ``cpu.stat``, present in every non-root cgroup.
+CONTROLLERS = ("memory", "freezer", "cpuacct")
+#: Writes the shell's own pid into each ``cgroup.procs`` given before ``--``, then becomes
+#: the bot's command.
+_ENTER_SCRIPT = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
 
 
 @dataclass(frozen=True)
-class MemoryCgroups:
-    """The folder holding one memory cgroup per slot of this instance."""
+class SlotCgroups:
+    """This instance's folder of slot cgroups for each controller the host lets it use."""
 
-    root: Path
     version: int
+    #: Controller name (``CONTROLLERS``) -> the folder of this instance's slot cgroups.
+    roots: Mapping[str, Path]
 
-    def slot_procs(self, index: int, limit_bytes: int) -> Path:
-        """The ``cgroup.procs`` of slot ``index``, its limit set to ``limit_bytes``."""
-        slot = self.root / f"slot-{index}"
-        slot.mkdir(exist_ok=True)
+    @property
+    def memory(self) -> bool:
+        return "memory" in self.roots
+
+    def slot_folder(self, controller: str, index: int) -> Path | None:
+        root = self.roots.get(controller)
+        return None if root is None else root / f"slot-{index}"
+
+    def prepare(self, index: int, limit_bytes: int) -> tuple[Path, ...]:
+        """The ``cgroup.procs`` files a bot of slot ``index`` enters, one per hierarchy, its
+        memory limit set to ``limit_bytes`` and its freezer thawed."""
+        folders = {}
+        for controller in self.roots:
+            folder = self.slot_folder(controller, index)
+            folder.mkdir(exist_ok=True)
+            folders[folder] = controller
+        if self.memory:
+            self._limit_memory(self.slot_folder("memory", index), limit_bytes)
+        if "freezer" in self.roots:
+            # The previous holder may have died with the slot frozen: its leftovers, already
+            # sent SIGKILL by the slot's sweep, end once thawed.
+            freezer = CgroupFreezer.of(self.slot_folder("freezer", index), self.version)
+            freezer.thaw()
+            freezer.close()
+        return tuple(folder / "cgroup.procs" for folder in folders)
+
+    def _limit_memory(self, slot: Path, limit_bytes: int) -> None:
         if self.version == 1:
             # With swap on, v1 counts memory+swap apart and refuses a memory limit above it:
             # lift that one, set the memory limit, then bound memory+swap by it too.
@@ -50,64 +91,100 @@ class MemoryCgroups:
             _write(slot / "memory.max", limit_bytes)
             with contextlib.suppress(OSError):
                 _write(slot / "memory.swap.max", 0)
-        return slot / "cgroup.procs"
 
-    def describe(self) -> str:
-        return f"ok (cgroup v{self.version} at {self.root})"
+    def control(self, index: int, uid: int) -> SlotControl:
+        """Freeze, thaw and CPU time of slot ``index``: by its cgroups, by its uid where the
+        host offers no freezer or accounting cgroup."""
+        freezer_folder = self.slot_folder("freezer", index)
+        meter_folder = self.slot_folder("cpuacct", index)
+        return SlotControl(
+            UidFreezer(uid)
+            if freezer_folder is None
+            else CgroupFreezer.of(freezer_folder, self.version),
+            UidCpuMeter(uid)
+            if meter_folder is None
+            else CgroupCpuMeter.of(meter_folder, self.version),
+        )
 
 
-def enter_cgroup_argv(procs: Path, argv: tuple[str, ...]) -> tuple[str, ...]:
-    """``argv`` run by a shell that has first put itself into the cgroup of ``procs``."""
-    return ("/bin/sh", "-c", _ENTER_SCRIPT, str(procs), *argv)
+def uid_control(uid: int) -> SlotControl:
+    """Freeze, thaw and CPU time of a slot by its uid alone (a host without slot cgroups)."""
+    return SlotControl(UidFreezer(uid), UidCpuMeter(uid))
 
 
-def memory_cgroup_root(uid_base: int) -> tuple[MemoryCgroups | None, str]:
-    """This instance's slot cgroups, made if need be, or ``None`` and why they cannot be."""
-    own = _own_memory_cgroup()
+def enter_cgroup_argv(procs: tuple[Path, ...], argv: tuple[str, ...]) -> tuple[str, ...]:
+    """``argv`` run by a shell that has first put itself into the cgroups of ``procs``."""
+    return ("/bin/sh", "-c", _ENTER_SCRIPT, "baize-enter", *map(str, procs), "--", *argv)
+
+
+def slot_cgroups(uid_base: int) -> tuple[SlotCgroups | None, dict[str, str]]:
+    """This instance's slot cgroups, made if need be, and why each missing controller is."""
+    own = _own_cgroups()
+    missing: dict[str, str] = {}
     if own is None:
-        return None, "no memory cgroup is mounted"
-    path, version = own
-    root = path / f"baize-{uid_base}"
-    try:
-        root.mkdir(exist_ok=True)
-        if version == 2:
-            _write(path / "cgroup.subtree_control", "+memory")
-            _write(root / "cgroup.subtree_control", "+memory")
-    except OSError as error:
-        return None, f"cannot make slot cgroups under {path}: {error.strerror or error}"
-    return MemoryCgroups(root, version), ""
+        return None, dict.fromkeys(CONTROLLERS, "no cgroup is mounted")
+    version, bases = own
+    roots = {}
+    for controller in CONTROLLERS:
+        base = bases.get(controller)
+        if base is None:
+            missing[controller] = f"no {controller} cgroup is mounted"
+            continue
+        root = base / f"baize-{uid_base}"
+        try:
+            root.mkdir(exist_ok=True)
+            if version == 2:
+                _enable_v2(controller, base, root)
+        except OSError as error:
+            missing[controller] = f"cannot make slot cgroups under {base}: {_why(error)}"
+            continue
+        roots[controller] = root
+    return (SlotCgroups(version, roots) if roots else None), missing
 
 
-def _own_memory_cgroup() -> tuple[Path, int] | None:
-    v2_path = None
-    for line in Path("/proc/self/cgroup").read_text().splitlines():
-        _, controllers, path = line.split(":", 2)
-        if "memory" in controllers.split(","):
-            return CGROUP_MOUNT / "memory" / path.lstrip("/"), 1
-        if controllers == "":
-            v2_path = CGROUP_MOUNT / path.lstrip("/")
-    if v2_path is not None and "memory" in _read(CGROUP_MOUNT / "cgroup.controllers"):
-        return v2_path, 2
-    return None
+def _enable_v2(controller: str, base: Path, root: Path) -> None:
+    """Make ``controller`` usable in the slots under ``root`` (cgroup v2)."""
+    if controller == "memory":
+        _write(base / "cgroup.subtree_control", "+memory")
+        _write(root / "cgroup.subtree_control", "+memory")
+    elif controller == "freezer" and not (root / "cgroup.freeze").exists():
+        raise OSError(0, "this kernel's cgroup v2 has no cgroup.freeze")
+    elif controller == "cpuacct" and not (root / "cpu.stat").exists():
+        raise OSError(0, "this kernel's cgroup v2 has no cpu.stat")
 
 
-def _read(path: Path) -> str:
-    try:
-        return path.read_text()
-    except OSError:
-        return ""
+def _own_cgroups() -> tuple[int, dict[str, Path]] | None:
+    """The version and this process's own cgroup folder per controller, or None."""
+    lines = [line.split(":", 2) for line in Path("/proc/self/cgroup").read_text().splitlines()]
+    if (CGROUP_MOUNT / "cgroup.controllers").exists():
+        path = next((path for _, names, path in lines if names == ""), None)
+        if path is None:
+            return None
+        folder = CGROUP_MOUNT / path.lstrip("/")
+        return 2, dict.fromkeys(CONTROLLERS, folder)
+    bases = {}
+    for _, names, path in lines:
+        for controller in CONTROLLERS:
+            if controller in names.split(","):
+                bases[controller] = CGROUP_MOUNT / controller / path.lstrip("/")
+    return (1, bases) if bases else None
+
+
+def _why(error: OSError) -> str:
+    return error.strerror or str(error)
 
 
 def _write(path: Path, value: object) -> None:
     path.write_text(f"{value}\n")
 
 
-def memory_cgroups_remove(uid_base: int) -> None:
+def slot_cgroups_remove(uid_base: int) -> None:
     """Remove this instance's slot cgroups that no process uses any more (a test run's)."""
-    own = _own_memory_cgroup()
+    own = _own_cgroups()
     if own is None:
         return
-    root = own[0] / f"baize-{uid_base}"
-    for folder in [*root.glob("slot-*"), root]:
-        with contextlib.suppress(OSError):
-            folder.rmdir()  # a cgroup is removed with rmdir; one still in use stays
+    for base in set(own[1].values()):
+        root = base / f"baize-{uid_base}"
+        for folder in [*root.glob("slot-*"), root]:
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # a cgroup is removed with rmdir; one still in use stays

@@ -168,8 +168,19 @@ class SandboxLauncher:
         argv = self.sandbox.command(
             slot, code_dir, (self.script, *self.args), self.limits, filter_fd=filter_fd
         )
+        control = self.sandbox.slot_control(slot)
+
+        def release() -> None:
+            control.close()
+            slot.release()
+
         return LaunchSpec(
-            argv, cwd="/", env=SANDBOX_ENVIRONMENT, pass_fds=(filter_fd,), on_close=slot.release
+            argv,
+            cwd="/",
+            env=SANDBOX_ENVIRONMENT,
+            pass_fds=(filter_fd,),
+            on_close=release,
+            control=control,
         )
 
     def __str__(self) -> str:

@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .cgroups import MemoryCgroups, enter_cgroup_argv, memory_cgroup_root
+from .cgroups import CONTROLLERS, SlotCgroups, enter_cgroup_argv, slot_cgroups, uid_control
+from .control import SlotControl
 from .launcher import (
     SANDBOX_ENVIRONMENT,
     SandboxConfig,
@@ -83,6 +84,8 @@ class SandboxReport:
     layers: dict[str, str]
     #: What bounds the memory a bot can pin, for the operator; no part of the level.
     memory: str = ""
+    #: How the seat not to move is stopped and a decision charged; no part of the level.
+    turns: str = ""
 
     @property
     def safe(self) -> bool:
@@ -93,7 +96,10 @@ class SandboxReport:
         """Why untrusted code is refused; empty when it is not."""
         if self.safe:
             return ""
-        missing = "; ".join(f"{name}: {why}" for name, why in self.layers.items() if why != "ok")
+        # One line: a layer's reason may hold a program's multi-line error output.
+        missing = "; ".join(
+            f"{name}: {' '.join(why.split())}" for name, why in self.layers.items() if why != "ok"
+        )
         level, safe = self.level.name.lower(), SAFE_LEVEL.name.lower()
         return f"sandbox level {level} is below {safe} ({missing})"
 
@@ -102,6 +108,8 @@ class SandboxReport:
         lines += [f"  {name}: {why}" for name, why in self.layers.items()]
         if self.memory:
             lines.append(f"  memory: {self.memory}")
+        if self.turns:
+            lines.append(f"  turns: {self.turns}")
         if not self.safe:
             lines.append(f"uploaded bots are refused: {self.reason}")
         return "\n".join(lines)
@@ -116,8 +124,8 @@ class Sandbox:
     interpreter: str = ""
     mounts: tuple[str, ...] = ()
     symlinks: tuple[tuple[str, str], ...] = field(default=())
-    #: One memory cgroup per slot, where the host lets the worker make them.
-    memory_cgroups: MemoryCgroups | None = None
+    #: One cgroup per slot and controller, where the host lets the worker make them.
+    cgroups: SlotCgroups | None = None
 
     def launcher(
         self,
@@ -151,10 +159,16 @@ class Sandbox:
             filter_fd=filter_fd,
             namespaces=namespaces,
         )
-        if self.memory_cgroups is None:
+        if self.cgroups is None:
             return argv
-        procs = self.memory_cgroups.slot_procs(slot.index, limits.memory_bytes)
+        procs = self.cgroups.prepare(slot.index, limits.memory_bytes)
         return enter_cgroup_argv(procs, argv)
+
+    def slot_control(self, slot: Slot) -> SlotControl:
+        """Freeze, thaw and CPU time of the bot in ``slot`` (``bots.runner.ProcessControl``)."""
+        if self.cgroups is None:
+            return uid_control(slot.uid)
+        return self.cgroups.control(slot.index, slot.uid)
 
 
 def probe_sandbox(config: SandboxConfig) -> Sandbox:
@@ -164,11 +178,11 @@ def probe_sandbox(config: SandboxConfig) -> Sandbox:
     interpreter, mounts, layers["python"] = _survey_interpreter(config.python)
     layers["seccomp"] = _write_filter(config.filter_path)
     layers["namespaces"] = "ok" if shutil.which(config.bwrap) else f"{config.bwrap} not found"
-    cgroups, memory = _slot_cgroups(config) if layers["uid"] == "ok" else (None, "")
-    memory = config.limits.memory_bound(cgroup=cgroups is not None) + memory
+    cgroups, missing = _slot_cgroups(config) if layers["uid"] == "ok" else (None, {})
+    memory, turns = _memory_and_turns(config, cgroups, missing)
     sandbox = Sandbox(
         config,
-        SandboxReport(SandboxLevel.NONE, layers, memory),
+        SandboxReport(SandboxLevel.NONE, layers, memory, turns),
         interpreter,
         mounts,
         _root_links(),
@@ -177,26 +191,50 @@ def probe_sandbox(config: SandboxConfig) -> Sandbox:
     if layers["uid"] != "ok" or layers["python"] != "ok":
         return sandbox
     level = _run_probes(sandbox, layers)
-    return dataclasses.replace(sandbox, report=SandboxReport(level, layers, memory))
+    return dataclasses.replace(sandbox, report=SandboxReport(level, layers, memory, turns))
 
 
-def _slot_cgroups(config: SandboxConfig) -> tuple[MemoryCgroups | None, str]:
-    """The slots' memory cgroups once a shell has been seen to enter one, or why not."""
-    cgroups, why = memory_cgroup_root(config.uid_base)
+def _slot_cgroups(config: SandboxConfig) -> tuple[SlotCgroups | None, dict[str, str]]:
+    """The slots' cgroups once a shell has been seen to enter them and the freezer and the
+    accounting to answer; why each controller left out is."""
+    cgroups, missing = slot_cgroups(config.uid_base)
     if cgroups is None:
-        return None, f" ({why})"
+        return None, missing
     try:
         slot = acquire_slot(config.lock_dir, config.uid_base, config.slots)
     except (NoFreeSlot, OSError) as error:
-        return None, f" (no slot to try a cgroup in: {error})"
+        return None, dict.fromkeys(CONTROLLERS, f"no slot to try a cgroup in: {error}")
     try:
-        procs = cgroups.slot_procs(slot.index, config.limits.memory_bytes)
+        procs = cgroups.prepare(slot.index, config.limits.memory_bytes)
         subprocess.run(enter_cgroup_argv(procs, ("true",)), check=True, timeout=PROBE_SECONDS)
-    except (OSError, subprocess.SubprocessError) as error:
-        return None, f" (a process cannot enter a slot cgroup: {error})"
+        control = cgroups.control(slot.index, slot.uid)
+        try:
+            control.freeze()
+            control.thaw()
+            control.cpu_seconds()
+        finally:
+            control.close()
+    except (OSError, ValueError, subprocess.SubprocessError) as error:
+        why = f"a process cannot enter a slot cgroup: {error}"
+        return None, dict.fromkeys(CONTROLLERS, why)
     finally:
         slot.release()
-    return cgroups, ""
+    return cgroups, missing
+
+
+def _memory_and_turns(
+    config: SandboxConfig, cgroups: SlotCgroups | None, missing: dict[str, str]
+) -> tuple[str, str]:
+    """The report's lines on what bounds a bot's memory and how turns are kept fair."""
+    memory = config.limits.memory_bound(cgroup=cgroups is not None and cgroups.memory)
+    if "memory" in missing:
+        memory += f" ({missing['memory']})"
+    control = uid_control(config.uid_base) if cgroups is None else cgroups.control(0, 0)
+    turns = control.describe()
+    fallbacks = "; ".join(
+        f"{name}: {missing[name]}" for name in ("freezer", "cpuacct") if name in missing
+    )
+    return memory, turns + (f" ({fallbacks})" if fallbacks else "")
 
 
 def _check_uid_switch(config: SandboxConfig) -> str:

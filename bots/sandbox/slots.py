@@ -18,6 +18,7 @@ import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 _MAX_SWEEP_PASSES = 64
 
@@ -69,22 +70,31 @@ def sweep_uid(uid: int) -> None:
     me = os.getpid()
     for _ in range(_MAX_SWEEP_PASSES):
         live = []
-        for pid, state, parent in processes_of_uid(uid):
-            if state == "Z":
-                if parent == me:
+        for process in processes_of_uid(uid):
+            if process.state == "Z":
+                if process.parent == me:
                     with contextlib.suppress(ChildProcessError):
-                        os.waitpid(pid, os.WNOHANG)
+                        os.waitpid(process.pid, os.WNOHANG)
                 continue
-            live.append(pid)
+            live.append(process.pid)
             with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+                os.kill(process.pid, signal.SIGKILL)
         if not live:
             return
         time.sleep(0.001)  # a SIGKILLed task needs a moment to become a zombie
 
 
-def processes_of_uid(uid: int) -> list[tuple[int, str, int]]:
-    """``(pid, state, parent pid)`` of every process whose owner is ``uid``."""
+class UidProcess(NamedTuple):
+    pid: int
+    #: ``R``, ``S``, ``D``, ``T`` (stopped), ``Z`` (zombie), ... as in ``/proc/PID/stat``.
+    state: str
+    parent: int
+    #: CPU time in clock ticks: its own (user and system) and that of its reaped children.
+    cpu_ticks: int
+
+
+def processes_of_uid(uid: int) -> list[UidProcess]:
+    """Every process whose owner is ``uid``, read from ``/proc``."""
     found = []
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
@@ -96,6 +106,8 @@ def processes_of_uid(uid: int) -> list[tuple[int, str, int]]:
         except OSError:
             continue  # it ended while we looked
         # The command name may hold spaces and parentheses: fields start after the last ")".
-        fields = stat[stat.rfind(b")") + 2 :].split(b" ", 3)
-        found.append((int(entry.name), fields[0].decode(), int(fields[1])))
+        # From there: state, ppid, ... and utime, stime, cutime, cstime at 11 to 14.
+        fields = stat[stat.rfind(b")") + 2 :].split(b" ", 16)
+        ticks = sum(int(value) for value in fields[11:15])
+        found.append(UidProcess(int(entry.name), fields[0].decode(), int(fields[1]), ticks))
     return found

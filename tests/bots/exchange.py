@@ -36,6 +36,12 @@ class RecordingConnection:
         self.inner.wait_ready(timeout)
         self.note("<-", {"type": "ready"})
 
+    def freeze(self) -> None:
+        self.inner.freeze()
+
+    def thaw(self) -> None:
+        self.inner.thaw()
+
     def decide(self, message: Message, timeout: float) -> tuple[Message, float]:
         self.note("->", message)
         reply, seconds = self.inner.decide(message, timeout)
