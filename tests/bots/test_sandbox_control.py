@@ -1,0 +1,145 @@
+"""Fair play in the sandbox: only the bot to move runs, and a decision is charged its own CPU.
+
+The attack: a bot forks helpers that each call ``setsid``, stops them while it decides and
+lets them spin while its opponent thinks, on the one CPU the match is pinned to. Against it
+plays an honest bot that spends three quarters of its decision limit computing. Each runs
+with the host's slot cgroups (freezer, CPU accounting) and with the fallback by uid that a
+host without writable cgroups gets (stops by signal, CPU time from ``/proc``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bots.referee import Limits, MatchResult, referee_match
+from bots.runner import BUILTIN_DIR, BotProcess
+from bots.sandbox.probe import Sandbox
+from games.events import ForfeitReason
+from games.rules import get_game
+
+from .conftest import stray_sandbox_processes
+
+HOSTILE = Path(__file__).parent / "hostile"
+HONEST = Path(__file__).parent / "honest"
+#: The honest bot burns 0.75 x 0.2 s of CPU per decision: without fair turns, four helpers
+#: on its CPU leave it a fifth of it, and its bank is spent by its second decision. The bank
+#: only widens the wall-clock backstop, for a test host busy with other work.
+LIMITS = Limits(decision_seconds=0.2, start_seconds=5.0, time_bank_seconds=1.0)
+#: For the sleeping bots: no bank, so the backstop is 3 x 0.5 s.
+SLEEP_LIMITS = Limits(decision_seconds=0.5, start_seconds=5.0)
+
+pytestmark = pytest.mark.sandbox
+
+
+@pytest.fixture(params=["cgroups", "uid"])
+def turns(request, sandbox) -> Sandbox:
+    """The sandbox with its slot cgroups, and as a host without them would run it."""
+    if request.param == "cgroups":
+        if sandbox.cgroups is None:
+            pytest.skip(f"no slot cgroups on this host: {sandbox.report.turns}")
+        return sandbox
+    return dataclasses.replace(sandbox, cgroups=None)
+
+
+def play(sandbox: Sandbox, players: list, target: int, limits: Limits = LIMITS) -> tuple:
+    """A pinned Snag match (seed 2) and the seconds each of its decisions was charged."""
+    game = get_game("snag")
+    charged: list[list[float]] = [[], []]
+
+    def emit(kind: str, payload: dict[str, Any]) -> None:
+        if kind == "decision":
+            charged[payload["seat"]].append(payload["think_us"] / 1e6)
+
+    state = game.new_match(2, {"target": target})
+    cpu = min(os.sched_getaffinity(0))
+    result = referee_match(game, state, players, limits=limits, emit=emit, cpu=cpu)
+    return result, charged
+
+
+def thief(sandbox: Sandbox, *args: str):
+    return sandbox.launcher(HOSTILE, script="time_thief.py", args=args)
+
+
+def assert_no_forfeit_by(result: MatchResult, seat: int) -> None:
+    assert result.forfeit is None or result.forfeit.seat != seat, result.forfeit
+
+
+def test_helpers_spinning_on_the_opponents_time_cannot_make_an_honest_bot_forfeit(turns):
+    honest = turns.launcher(HONEST, script="cpu_bound.py")
+    result, charged = play(turns, [thief(turns, "steal"), honest], target=10)
+
+    assert_no_forfeit_by(result, 1)
+    assert len(charged[1]) >= 30, "the honest bot made a few dozen decisions"
+    # Each was charged its own CPU alone (most of its limit, no helper's), so its time
+    # bank was never touched.
+    assert all(0.5 * LIMITS.decision_seconds < c <= LIMITS.decision_seconds for c in charged[1])
+    assert result.time_bank_left[1] == LIMITS.time_bank_seconds
+    assert stray_sandbox_processes() == []
+
+
+def test_a_bots_helpers_spinning_while_it_sleeps_are_charged_to_it(turns):
+    # It sleeps just within the wall-clock backstop while 16 helpers spin on its CPU: only
+    # their CPU time, counted against its own clock, can run out.
+    players = [thief(turns, "sleep", "2.9", "16"), builtin_random(turns)]
+    result, _ = play(turns, players, target=1, limits=SLEEP_LIMITS)
+
+    assert result.forfeit is not None, "the helpers' CPU time was not charged to the bot"
+    assert (result.forfeit.seat, result.forfeit.reason) == (0, ForfeitReason.TIMEOUT)
+    assert "CPU time ran out" in result.forfeit.detail
+    assert stray_sandbox_processes() == []
+
+
+def test_a_bot_that_sleeps_is_charged_its_cpu_time_until_the_wall_clock_backstop(sandbox):
+    within, charged = play(sandbox, sleeper(sandbox, "2"), target=1, limits=SLEEP_LIMITS)
+    past, _ = play(sandbox, sleeper(sandbox, "4"), target=1, limits=SLEEP_LIMITS)
+
+    # Sleeping twice its time costs it next to nothing; four times is past the backstop.
+    assert within.forfeit is None
+    assert charged[0][0] < SLEEP_LIMITS.decision_seconds / 2
+    assert past.forfeit is not None
+    assert (past.forfeit.seat, past.forfeit.reason) == (0, ForfeitReason.TIMEOUT)
+    assert "wall-clock backstop" in past.forfeit.detail
+    assert stray_sandbox_processes() == []
+
+
+def test_a_frozen_bot_and_every_helper_it_detached_use_no_cpu(turns):
+    spec = thief(turns, "sleep", "100").launch_spec()
+    control = spec.control
+    game = get_game("snag")
+    observation = game.observation(game.new_match(2, {"target": 1}), 0)
+    with BotProcess(spec) as bot:
+        bot.send(b'{"type": "start", "game": "snag", "seat": 0, "options": {}}\n', timeout=5)
+        bot.receive(timeout=10)
+        request = {"type": "decide", "request": 1, "observation": observation, "time_left": 9}
+        bot.send(json.dumps(request).encode() + b"\n", timeout=5)
+        while control.cpu_seconds() < 0.2:  # its helpers are up and spinning
+            time.sleep(0.01)
+        bot.freeze()
+        frozen_at = control.cpu_seconds()
+        time.sleep(0.3)
+        used_frozen = control.cpu_seconds() - frozen_at
+        bot.thaw()
+        thawed_at = control.cpu_seconds()
+        time.sleep(0.3)
+        used_thawed = control.cpu_seconds() - thawed_at
+
+    tick = 0.011  # the uid fallback reads CPU time in clock ticks of 10 ms
+    assert used_frozen <= tick, f"frozen, it still used {used_frozen:.3f} s"
+    assert used_thawed > 10 * tick, "thawed, its helpers spin again"
+    assert stray_sandbox_processes() == []
+
+
+def sleeper(sandbox: Sandbox, factor: str) -> list:
+    """A bot sleeping ``factor`` times its allowed time at its first decision, no helper."""
+    return [thief(sandbox, "sleep", factor, "0"), builtin_random(sandbox)]
+
+
+def builtin_random(sandbox: Sandbox):
+    return sandbox.launcher(BUILTIN_DIR, script="main.py", args=("random", "7"))
