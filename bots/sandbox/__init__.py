@@ -33,6 +33,7 @@ __all__ = [
     "SandboxReport",
     "SandboxUnsafe",
     "current_sandbox",
+    "probed_sandbox",
     "sandbox_config",
     "sandbox_limits",
     "sandbox_overrides_check",
@@ -61,9 +62,15 @@ def sandbox_config() -> SandboxConfig:
 
 
 @functools.cache
+def probed_sandbox() -> Sandbox:
+    """This machine's sandbox, probed on first use, silently (a command says it its way)."""
+    return probe_sandbox(sandbox_config())
+
+
+@functools.cache
 def current_sandbox() -> Sandbox:
     """This machine's sandbox, probed on first use and logged with its level."""
-    sandbox = probe_sandbox(sandbox_config())
+    sandbox = probed_sandbox()
     log = logger.info if sandbox.report.safe else logger.warning
     log("%s", sandbox.report.describe())
     return sandbox

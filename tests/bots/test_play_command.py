@@ -64,9 +64,57 @@ def test_play_with_the_sandbox_below_full_says_why_and_stops(monkeypatch, tmp_pa
 
     report = SandboxReport(SandboxLevel.LIMITS, {"namespaces": "bwrap not found"})
     unsafe = Sandbox(SandboxConfig(state_dir=tmp_path), report)
-    monkeypatch.setattr("bots.sandbox.current_sandbox", lambda: unsafe)
+    monkeypatch.setattr("bots.sandbox.probed_sandbox", lambda: unsafe)
     bot = tmp_path / "bot.py"
     bot.write_text("print('never run')\n")
 
     with pytest.raises(CommandError, match="--sandbox cannot run here: .*bwrap not found"):
         call_command("play", "snag", str(bot), "random", "--sandbox")
+
+
+def test_play_with_the_sandbox_below_full_prints_one_line_and_exits_non_zero(tmp_path):
+    """The probe's whole report is not printed: only why the sandbox cannot run, once."""
+    import os
+    import subprocess
+    import sys
+
+    bot = tmp_path / "bot.py"
+    bot.write_text("print('never run')\n")
+    # An interpreter that does not exist keeps the sandbox below full on any host.
+    env = {
+        **os.environ,
+        "BAIZE_SANDBOX_PYTHON": str(tmp_path / "no-python"),
+        "BAIZE_SANDBOX_DIR": str(tmp_path / "sandbox"),
+    }
+    run = subprocess.run(
+        [sys.executable, "manage.py", "play", "snag", str(bot), "random", "--sandbox"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert run.returncode != 0
+    assert run.stdout == ""
+    assert run.stderr.strip().splitlines() == [
+        f"CommandError: --sandbox cannot run here: sandbox level none is below full "
+        f"(python: the bots' interpreter {tmp_path / 'no-python'} does not run: "
+        f"[Errno 2] No such file or directory: '{tmp_path / 'no-python'}')"
+    ]
+
+
+@pytest.mark.sandbox
+def test_a_time_thief_cannot_make_an_honest_bot_forfeit_on_time_in_play_sandbox(sandbox):
+    """Both files sandboxed, as on the server: the thief's helpers, setsid'd and spinning
+    while the honest bot computes, are frozen with it."""
+    thief = ROOT / "tests" / "bots" / "hostile" / "time_thief.py"
+    honest = ROOT / "tests" / "bots" / "honest" / "cpu_bound.py"
+    output = play(
+        "snag", str(thief), str(honest), "--sandbox", "--seed", "2", "--option", "target=10",
+        "--decision-seconds", "0.2", "--time-bank", "1",
+    )  # fmt: skip
+
+    assert "seat 1 forfeits" not in output
+    assert "played" in output
+    assert len([line for line in output.splitlines() if line.startswith("  seat 1:")]) >= 30

@@ -2,7 +2,8 @@
 
 A bot is a Python file, a folder holding ``bot.py``, or the name of a built-in bot
 (``random``, ``heuristic``, or a strategy such as ``snag_heuristic``). The protocol and the
-time limits are the server's (settings); ``--sandbox`` runs the files in the sandbox too.
+time limits are the server's (settings); ``--sandbox`` runs the files in the sandbox too,
+where, as on the server, only the bot to move runs and a decision is charged CPU time.
 """
 
 from __future__ import annotations
@@ -69,9 +70,10 @@ class Command(BaseCommand):
             if not path.is_file():
                 raise CommandError(f"no such bot file: {path}")
             if sandboxed:
-                from bots.sandbox import current_sandbox
+                from bots.sandbox import probed_sandbox
 
-                sandbox = current_sandbox()
+                # Only the reason is printed: the probe's whole report is `manage.py sandbox`.
+                sandbox = probed_sandbox()
                 if not sandbox.report.safe:
                     raise CommandError(f"--sandbox cannot run here: {sandbox.report.reason}")
                 return sandbox.launcher(path.resolve().parent, script=path.name)
