@@ -94,7 +94,7 @@ def test_an_architecture_without_a_table_is_unsupported():
         filter_program("aarch64")
 
 
-def test_the_sandbox_command_says_what_bounds_a_bots_memory(capsys):
+def test_the_sandbox_command_says_what_bounds_a_bots_memory_and_how_turns_are_kept(capsys):
     from django.core.management import call_command
 
     from bots.sandbox import current_sandbox
@@ -105,6 +105,9 @@ def test_the_sandbox_command_says_what_bounds_a_bots_memory(capsys):
 
     out = capsys.readouterr().out
     assert "/tmp and /dev/shm (capped tmpfs" in out
+    assert "turns: only the bot to move runs: while one decides, " in out
+    if current_sandbox().cgroups is None:
+        assert "every process of the other bot's uid is stopped (SIGSTOP" in out
     cgroups = current_sandbox().cgroups
     if cgroups is None or not cgroups.memory:
         assert "memory: at most 512 MiB of address space (prlimit)" in out
