@@ -47,7 +47,7 @@ def test_the_challenge_page_shows_the_record_and_the_interval(client, alice, bob
 
     html = client.get(f"/challenges/{challenge.pk}/").content.decode()
 
-    assert "Unranked" in html and 'id="record"' in html and "95% interval" in html
+    assert "Unranked" in html and 'id="record"' in html and "95% Wilson interval" in html
 
 
 def test_the_version_test_page_shows_the_llr_against_its_bounds_and_the_verdict(client, alice):
