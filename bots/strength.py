@@ -8,11 +8,11 @@ time limits, as it would on the server.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from games.confidence import Z_95, wilson_interval
 from games.events import ResultReason
 from games.rules import get_game
 
@@ -37,12 +37,9 @@ class HeadToHead:
     def win_rate(self) -> float:
         return self.wins / self.matches
 
-    def wilson_interval(self, z: float = 1.96) -> tuple[float, float]:
+    def wilson_interval(self, z: float = Z_95) -> tuple[float, float]:
         """The 95% Wilson score interval of the win rate."""
-        n, p = self.matches, self.win_rate
-        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-        return centre - half, centre + half
+        return wilson_interval(self.wins, self.matches, z)
 
 
 def head_to_head(

@@ -22,9 +22,11 @@ from . import selectors, services
 from .serializers import (
     AuthorTournamentSerializer,
     ChallengeCreateSerializer,
+    ChallengeDetailSerializer,
     LadderSerializer,
     SetSerializer,
     VersionTestCreateSerializer,
+    VersionTestDetailSerializer,
     VersionTestSerializer,
 )
 
@@ -75,8 +77,10 @@ def _mine_only(request: Request, queryset: Any) -> Any:
     return queryset.filter(organiser=request.user)
 
 
-def _author_view(tournament: Tournament) -> dict[str, Any]:
+def _author_view(tournament: Tournament, *, with_sets: bool = False) -> dict[str, Any]:
+    """A challenge or test from the side of ``first``; ``with_sets`` adds every set."""
     first, opponents = selectors.author_versions(tournament=tournament)
+    sets = {"sets": selectors.author_sets(tournament=tournament)} if with_sets else {}
     return {
         "id": tournament.pk,
         "name": tournament.name,
@@ -88,10 +92,11 @@ def _author_view(tournament: Tournament) -> dict[str, Any]:
         "second": opponents[0] if len(opponents) == 1 else None,
         "opponents": opponents,
         "result": selectors.head_to_head(tournament=tournament),
+        **sets,
     }
 
 
-def _test_view(tournament: Tournament) -> dict[str, Any]:
+def _test_view(tournament: Tournament, *, with_sets: bool = False) -> dict[str, Any]:
     progress = selectors.version_test_progress(tournament=tournament)
     test = tournament.version_test
     sprt = {
@@ -105,7 +110,7 @@ def _test_view(tournament: Tournament) -> dict[str, Any]:
         "upper_bound": progress.upper_bound,
         "verdict": progress.verdict,
     }
-    return {**_author_view(tournament), "sprt": sprt}
+    return {**_author_view(tournament, with_sets=with_sets), "sprt": sprt}
 
 
 @extend_schema(
@@ -143,10 +148,12 @@ class ChallengeListApi(generics.ListAPIView):
 
 
 class ChallengeDetailApi(APIView):
-    @extend_schema(responses=AuthorTournamentSerializer)
+    """A challenge from the challenger's side, with every set."""
+
+    @extend_schema(responses=ChallengeDetailSerializer)
     def get(self, request: Request, pk: int) -> Response:
         challenge = get_object_or_404(Tournament, pk=pk, format=Format.CHALLENGE)
-        return Response(AuthorTournamentSerializer(_author_view(challenge)).data)
+        return Response(ChallengeDetailSerializer(_author_view(challenge, with_sets=True)).data)
 
 
 @extend_schema(
@@ -187,7 +194,9 @@ class VersionTestListApi(generics.ListAPIView):
 
 
 class VersionTestDetailApi(APIView):
-    @extend_schema(responses=VersionTestSerializer)
+    """A version test from the candidate's side, with every set."""
+
+    @extend_schema(responses=VersionTestDetailSerializer)
     def get(self, request: Request, pk: int) -> Response:
         test = get_object_or_404(Tournament, pk=pk, format=Format.VERSION_TEST)
-        return Response(VersionTestSerializer(_test_view(test)).data)
+        return Response(VersionTestDetailSerializer(_test_view(test, with_sets=True)).data)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -9,13 +10,22 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Max, OuterRef, QuerySet, Subquery, Sum
+from django.db.models import Count, Max, OuterRef, QuerySet, Subquery
 
 from bots.models import BotVersion
+from matches.models import Match
 from tournaments.formats import Format
-from tournaments.models import DuplicateSet, Entrant, Pairing, Rating, Tournament
+from tournaments.models import (
+    DuplicateSet,
+    Entrant,
+    Pairing,
+    Rating,
+    Tournament,
+    TournamentMatch,
+    current,
+)
 from tournaments.ratings import CONSERVATIVE_SIGMAS, PRIOR, Skill
-from tournaments.sprt import elo_of_score, score_interval, sprt_state
+from tournaments.sprt import ELO_LIMIT, elo_interval, score_interval, sprt_state
 
 from .matchmaking import LadderVersion
 
@@ -212,13 +222,14 @@ def author_tournaments(*, user: Any, format: Format) -> QuerySet[Tournament]:
 
 @dataclass(frozen=True)
 class HeadToHead:
-    """The first entrant's sets against the second's, with their mean score's interval."""
+    """The challenger's (or candidate's) finished sets against its opponents, from its side
+    whichever seat of each pairing it holds, with the mean score's Wilson interval."""
 
     wins: int
     draws: int
     losses: int
-    first_points: int
-    second_points: int
+    points: int
+    opponent_points: int
     sets_planned: int
 
     @property
@@ -235,28 +246,143 @@ class HeadToHead:
 
     @property
     def elo_interval(self) -> tuple[float, float]:
-        low, high = self.score_interval
-        return elo_of_score(low), elo_of_score(high)
+        return elo_interval(self.wins, self.draws, self.losses)
+
+    @property
+    def elo_interval_cut(self) -> tuple[bool, bool]:
+        """Whether each end of the Elo interval is cut at ``ELO_LIMIT`` (reaches beyond it)."""
+        low, high = self.elo_interval
+        return low <= -ELO_LIMIT, high >= ELO_LIMIT
+
+
+def _challenger(tournament: Tournament) -> Entrant:
+    """The entrant the author entered first: the challenger, or the version under test.
+    Seeding may put it second in a pairing (an opponent rated higher is seed 1)."""
+    return Entrant.objects.filter(tournament=tournament).order_by("position").first()
+
+
+#: A set's outcome, read from the challenger's side when it is the pairing's second.
+_FLIPPED = {"first": "second", "second": "first", "drawn": "drawn"}
+#: A set's outcome from the challenger's side, as the API and the pages say it.
+_RESULT = {"first": "won", "drawn": "drawn", "second": "lost"}
 
 
 def head_to_head(*, tournament: Tournament) -> HeadToHead:
+    challenger = _challenger(tournament)
     finished = DuplicateSet.objects.filter(
         pairing__tournament=tournament, status=DuplicateSet.Status.FINISHED
-    )
-    outcomes = Counter(finished.values_list("outcome", flat=True))
-    points = finished.aggregate(first=Sum("first_points"), second=Sum("second_points"))
+    ).values_list("pairing__first_id", "outcome", "first_points", "second_points")
+    outcomes: Counter[str] = Counter()
+    points = opponent_points = 0
+    for first_id, outcome, first_points, second_points in finished:
+        if challenger is not None and first_id != challenger.pk:
+            outcome, first_points, second_points = _FLIPPED[outcome], second_points, first_points
+        outcomes[outcome] += 1
+        points += first_points
+        opponent_points += second_points
     if tournament.format == Format.VERSION_TEST:
         planned = tournament.version_test.max_sets  # at most
     else:
         planned = tournament.sets_per_pair
     return HeadToHead(
-        wins=outcomes.get("first", 0),
-        draws=outcomes.get("drawn", 0),
-        losses=outcomes.get("second", 0),
-        first_points=points["first"] or 0,
-        second_points=points["second"] or 0,
+        wins=outcomes["first"],
+        draws=outcomes["drawn"],
+        losses=outcomes["second"],
+        points=points,
+        opponent_points=opponent_points,
         sets_planned=planned,
     )
+
+
+class SetStatus(enum.StrEnum):
+    FINISHED = "finished"
+    PLAYING = "playing"
+    #: The challenge or test stopped (decided, or cancelled) before the set was played.
+    NOT_PLAYED = "not_played"
+
+
+@dataclass(frozen=True)
+class AuthorSet:
+    """One set of a challenge or version test, from the challenger's side."""
+
+    number: int
+    opponent: BotVersion
+    status: SetStatus
+    #: ``won``, ``drawn`` or ``lost``; empty until finished.
+    result: str
+    matches_won: int
+    matches_lost: int
+    points: int
+    opponent_points: int
+    #: Why a set was not played; empty otherwise.
+    reason: str
+    #: Its matches that were played or are being played (not those dropped unplayed).
+    match_ids: list[int]
+
+
+def author_sets(*, tournament: Tournament) -> list[AuthorSet]:
+    """Every set of the challenge or test in order, from the challenger's side."""
+    challenger = _challenger(tournament)
+    sets = (
+        DuplicateSet.objects.filter(pairing__tournament=tournament)
+        .select_related(
+            "pairing__first__version__bot__owner", "pairing__second__version__bot__owner"
+        )
+        .order_by("number", "pairing__table")
+    )
+    matches: dict[int, list[int]] = {}
+    # A match dropped unplayed when the tournament stopped is no match to link to.
+    links = (
+        TournamentMatch.objects.filter(current(), tournament=tournament)
+        .exclude(match__status=Match.Status.FAILED, match__started_at__isnull=True)
+        .order_by("first_seat")
+    )
+    for set_id, match_id in links.values_list("duplicate_set_id", "match_id"):
+        matches.setdefault(set_id, []).append(match_id)
+    stopped = tournament.status != Tournament.Status.RUNNING
+    return [_author_set(s, challenger, stopped, tournament, matches.get(s.pk, [])) for s in sets]
+
+
+def _author_set(
+    duplicate_set: DuplicateSet,
+    challenger: Entrant | None,
+    stopped: bool,
+    tournament: Tournament,
+    match_ids: list[int],
+) -> AuthorSet:
+    pairing = duplicate_set.pairing
+    first_side = challenger is None or pairing.first_id == challenger.pk
+    opponent = pairing.second if first_side else pairing.first
+    finished = duplicate_set.status == DuplicateSet.Status.FINISHED
+    if finished:
+        status = SetStatus.FINISHED
+    else:
+        status = SetStatus.NOT_PLAYED if stopped else SetStatus.PLAYING
+    outcome = duplicate_set.outcome if first_side else _FLIPPED.get(duplicate_set.outcome, "")
+    wins = (duplicate_set.first_wins, duplicate_set.second_wins)
+    points = (duplicate_set.first_points, duplicate_set.second_points)
+    if not first_side:
+        wins, points = wins[::-1], points[::-1]
+    return AuthorSet(
+        number=duplicate_set.number,
+        opponent=opponent.version,
+        status=status,
+        result=_RESULT.get(outcome, "") if finished else "",
+        matches_won=wins[0],
+        matches_lost=wins[1],
+        points=points[0],
+        opponent_points=points[1],
+        reason=_not_played_reason(tournament) if status is SetStatus.NOT_PLAYED else "",
+        match_ids=match_ids,
+    )
+
+
+def _not_played_reason(tournament: Tournament) -> str:
+    if tournament.status == Tournament.Status.CANCELLED:
+        return f"cancelled: {tournament.status_reason}" if tournament.status_reason else "cancelled"
+    if tournament.format == Format.VERSION_TEST:
+        return "the test had decided before this set was played"
+    return "the challenge ended before this set was played"
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,9 @@ from typing import Any
 
 from rest_framework import serializers
 
-from tournaments.sprt import SprtParameters
+from tournaments.sprt import ELO_LIMIT, SprtParameters
 
+from .selectors import SetStatus
 from .services import CHALLENGE_SETS
 
 _SPRT = SprtParameters()
@@ -96,19 +97,51 @@ class VersionTestCreateSerializer(serializers.Serializer):
 
 
 class HeadToHeadSerializer(serializers.Serializer):
+    """The sets of a challenge or version test so far, all from the side of ``first`` (the
+    challenger or the candidate), whichever seed it has."""
+
     sets_planned = serializers.IntegerField()
     sets = serializers.IntegerField(help_text="Sets finished.")
-    wins = serializers.IntegerField(help_text="Sets the first version won.")
+    wins = serializers.IntegerField(help_text="Sets the first version (the challenger) won.")
     draws = serializers.IntegerField()
-    losses = serializers.IntegerField()
-    first_points = serializers.IntegerField(help_text="Match points of the first version.")
-    second_points = serializers.IntegerField()
-    score = serializers.FloatField(allow_null=True, help_text="Mean set score of the first.")
+    losses = serializers.IntegerField(help_text="Sets the first version lost.")
+    first_points = serializers.IntegerField(
+        source="points", help_text="Match points of the first version."
+    )
+    second_points = serializers.IntegerField(
+        source="opponent_points", help_text="Match points of its opponents."
+    )
+    score = serializers.FloatField(
+        allow_null=True, help_text="Mean set score of the first version (a draw is 1/2)."
+    )
     score_interval = serializers.ListField(
-        child=serializers.FloatField(), help_text="95% confidence interval of the score."
+        child=serializers.FloatField(),
+        help_text="95% Wilson interval of the score, the score read as a proportion of sets.",
     )
     elo_interval = serializers.ListField(
-        child=serializers.FloatField(), help_text="The same interval as set-Elo differences."
+        child=serializers.FloatField(),
+        help_text=f"The same interval as set-Elo differences, cut at ±{ELO_LIMIT:.0f}: an end"
+        " there means that far or farther.",
+    )
+
+
+class AuthorSetSerializer(serializers.Serializer):
+    """One set, from the side of the challenger (or the candidate)."""
+
+    number = serializers.IntegerField()
+    opponent = VersionBriefSerializer()
+    status = serializers.ChoiceField(
+        choices=[s.value for s in SetStatus],
+        help_text="not_played: the challenge or test stopped before the set was played.",
+    )
+    result = serializers.CharField(help_text="won, drawn or lost; empty until finished.")
+    matches_won = serializers.IntegerField()
+    matches_lost = serializers.IntegerField()
+    points = serializers.IntegerField()
+    opponent_points = serializers.IntegerField()
+    reason = serializers.CharField(help_text="Why the set was not played; empty otherwise.")
+    match_ids = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Its matches played or being played."
     )
 
 
@@ -133,7 +166,9 @@ class SprtSerializer(serializers.Serializer):
     alpha = serializers.FloatField()
     beta = serializers.FloatField()
     max_sets = serializers.IntegerField()
-    llr = serializers.FloatField(help_text="Log-likelihood ratio of H1 (elo1) against H0.")
+    llr = serializers.FloatField(
+        help_text="Log-likelihood ratio of H1 (elo1) against H0; exactly 0 before any set."
+    )
     lower_bound = serializers.FloatField(help_text="At or below it: not better (H0).")
     upper_bound = serializers.FloatField(help_text="At or above it: better (H1).")
     verdict = serializers.ChoiceField(choices=["pending", "better", "not_better", "inconclusive"])
@@ -141,3 +176,11 @@ class SprtSerializer(serializers.Serializer):
 
 class VersionTestSerializer(AuthorTournamentSerializer):
     sprt = SprtSerializer()
+
+
+class ChallengeDetailSerializer(AuthorTournamentSerializer):
+    sets = AuthorSetSerializer(many=True)
+
+
+class VersionTestDetailSerializer(VersionTestSerializer):
+    sets = AuthorSetSerializer(many=True)

@@ -23,15 +23,26 @@ import math
 import random
 from dataclasses import dataclass
 
+from games.confidence import Z_95, wilson_interval
+
 
 def expected_score(elo: float) -> float:
     """The score a player ``elo`` points stronger expects (the logistic Elo curve)."""
     return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
 
 
+#: The widest set-Elo difference reported: a score interval reaching 0 or 1 has an infinite
+#: end, shown as this bound (an expected score of 99%), meaning "this far or farther".
+ELO_LIMIT = 800.0
+
+
 def elo_of_score(score: float) -> float:
-    score = min(max(score, 1e-6), 1 - 1e-6)
-    return -400.0 * math.log10(1.0 / score - 1.0)
+    """The set-Elo difference whose expected score is ``score``, within ±``ELO_LIMIT``."""
+    if score <= 0.0:
+        return -ELO_LIMIT
+    if score >= 1.0:
+        return ELO_LIMIT
+    return min(max(-400.0 * math.log10(1.0 / score - 1.0), -ELO_LIMIT), ELO_LIMIT)
 
 
 @dataclass(frozen=True)
@@ -98,7 +109,10 @@ _PSEUDO_COUNT = 1e-3
 def log_likelihood_ratio(wins: int, draws: int, losses: int, elo0: float, elo1: float) -> float:
     """The generalised LLR of H1 against H0: the log of the ratio of the likelihoods of
     the counts under the most likely win/draw/loss probabilities whose expected score is
-    that of ``elo1``, and of ``elo0``."""
+    that of ``elo1``, and of ``elo0``. Exactly 0 before any set: no evidence either way
+    (the pseudo-counts would otherwise leave a tiny negative number)."""
+    if wins + draws + losses == 0:
+        return 0.0
     counts = [count + _PSEUDO_COUNT for count in (wins, draws, losses)]
     total = sum(counts)
     frequencies = [count / total for count in counts]
@@ -145,15 +159,19 @@ def sprt_state(wins: int, draws: int, losses: int, parameters: SprtParameters) -
     return SprtState(wins, draws, losses, llr, verdict)
 
 
-def score_interval(wins: int, draws: int, losses: int, z: float = 1.96) -> tuple[float, float]:
-    """A 95% confidence interval of the mean set score (normal approximation, clipped)."""
-    n = wins + draws + losses
-    if n == 0:
-        return 0.0, 1.0
-    mean = (wins + draws / 2) / n
-    variance = (wins * (1 - mean) ** 2 + draws * (0.5 - mean) ** 2 + losses * mean**2) / n
-    half = z * math.sqrt(variance / n) if n > 1 else 0.5
-    return max(0.0, mean - half), min(1.0, mean + half)
+def score_interval(wins: int, draws: int, losses: int, z: float = Z_95) -> tuple[float, float]:
+    """The 95% Wilson interval of the mean set score, (0, 1) before any set.
+
+    The score (a draw counts one half) is read as a proportion of the sets played, which
+    keeps its coverage at a score of 0 or 1 (5 sets won of 5 give [0.57, 1], not [1, 1]).
+    """
+    return wilson_interval(wins + draws / 2, wins + draws + losses, z)
+
+
+def elo_interval(wins: int, draws: int, losses: int, z: float = Z_95) -> tuple[float, float]:
+    """The score interval's ends as set-Elo differences, within ±``ELO_LIMIT``."""
+    low, high = score_interval(wins, draws, losses, z)
+    return elo_of_score(low), elo_of_score(high)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from django.db.models import Prefetch
 
 from games.rules import GAMES
 from ladder import selectors as ladder_selectors
-from ladder.selectors import HeadToHead, LadderRow, TestProgress
+from ladder.selectors import AuthorSet, HeadToHead, LadderRow, TestProgress
 from tournaments.models import DuplicateSet, Tournament, TournamentMatch, current
 
 #: Width of the LLR bar of a version test, in SVG units.
@@ -42,19 +42,17 @@ def _set_matches() -> Prefetch:
 
 @dataclass
 class AuthorPage:
+    """A challenge or version test, every figure from the side of ``first`` (the challenger
+    or the candidate), whichever seed it has."""
+
     tournament: Tournament
     first: object
     #: The one opponent, or None for a version test's pool (``opponents`` lists them all).
     second: object
     opponents: list
     result: HeadToHead
-    sets: list[DuplicateSet]
+    sets: list[AuthorSet]
     test: TestProgress | None = None
-
-    @property
-    def stopped(self) -> bool:
-        """Over (or cancelled): a set still marked playing will not be played."""
-        return self.tournament.status != Tournament.Status.RUNNING
 
     @property
     def llr_marker(self) -> float:
@@ -68,11 +66,6 @@ class AuthorPage:
 
 def author_page(*, tournament: Tournament) -> AuthorPage:
     first, opponents = ladder_selectors.author_versions(tournament=tournament)
-    sets = (
-        DuplicateSet.objects.filter(pairing__tournament=tournament)
-        .prefetch_related(_set_matches())
-        .order_by("number", "pairing__table")
-    )
     test = None
     if hasattr(tournament, "version_test"):
         test = ladder_selectors.version_test_progress(tournament=tournament)
@@ -82,6 +75,6 @@ def author_page(*, tournament: Tournament) -> AuthorPage:
         opponents[0] if len(opponents) == 1 else None,
         opponents,
         ladder_selectors.head_to_head(tournament=tournament),
-        list(sets),
+        ladder_selectors.author_sets(tournament=tournament),
         test,
     )

@@ -5,10 +5,16 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from ladder.services import ladder_for, ladder_tick
+from ladder.services import challenge_create, ladder_for, ladder_tick, version_test_create
+from matches.models import Match
 from tournaments.models import Tournament
+from tournaments.services import tournament_cancel
+from tournaments.sprt import ELO_LIMIT, SprtParameters, elo_of_score
 
-from .conftest import bots_of, play_pending
+from .conftest import bots_of, play_pending, settled_challenge, win_until_decided
+
+#: z squared of a 95% interval.
+Z2 = 1.96**2
 
 
 @pytest.fixture
@@ -72,9 +78,71 @@ def test_an_author_challenges_and_reads_the_result(alice, bob, client_of):
     assert result["wins"] + result["draws"] + result["losses"] == 2
     low, high = result["score_interval"]
     assert low <= result["score"] <= high
+    # Each set's matches, read from the matches themselves, agree with the set's row.
+    for played in body["sets"]:
+        matches = Match.objects.filter(pk__in=played["match_ids"]).prefetch_related("seats")
+        won = [m for m in matches if m.winner is not None and _seat_version(m) == mine.pk]
+        assert played["status"] == "finished" and len(played["match_ids"]) == 2
+        assert played["matches_won"] == len(won)
     mine_only = client_of(alice).get("/api/challenges/?mine=true").json()
     assert [c["id"] for c in mine_only["results"]] == [challenge_id]
     assert client_of(bob).get("/api/challenges/?mine=true").json()["count"] == 0
+
+
+def _seat_version(match: Match) -> int:
+    return next(seat.version_id for seat in match.seats.all() if seat.seat == match.winner)
+
+
+@pytest.mark.parametrize("challenger_seed", [1, 2])
+@pytest.mark.parametrize(("won", "sets"), [(False, 10), (True, 5)])
+def test_every_figure_of_a_challenge_is_from_the_challengers_side_whichever_seed_it_has(
+    alice, bob, client_of, challenger_seed, won, sets
+):
+    [mine] = bots_of(alice, 1)
+    [theirs] = bots_of(bob, 1)
+    challenge = settled_challenge(mine, theirs, challenger_seed=challenger_seed, won=won, sets=sets)
+
+    body = client_of().get(f"/api/challenges/{challenge.pk}/").json()
+
+    assert body["first"]["version_id"] == mine.pk and body["second"]["version_id"] == theirs.pk
+    result = body["result"]
+    won_sets = sets if won else 0
+    assert (result["wins"], result["draws"], result["losses"]) == (won_sets, 0, sets - won_sets)
+    my_points, their_points = (40, 5) if won else (5, 40)
+    assert (result["first_points"], result["second_points"]) == (
+        sets * my_points,
+        sets * their_points,
+    )
+    assert result["score"] == (1.0 if won else 0.0)
+    assert [s["result"] for s in body["sets"]] == ["won" if won else "lost"] * sets
+    assert {
+        (s["opponent"]["version_id"], s["matches_won"], s["matches_lost"], s["points"])
+        for s in body["sets"]
+    } == {(theirs.pk, 2 if won else 0, 0 if won else 2, my_points)}
+    # Wilson: at a score of 1 the interval runs from n / (n + z^2) to 1 (at 0, mirrored),
+    # and the Elo range's open end is cut at the limit.
+    inner = sets / (sets + Z2) if won else Z2 / (sets + Z2)
+    low, high = result["score_interval"]
+    elo_low, elo_high = result["elo_interval"]
+    if won:
+        assert (low, high) == (pytest.approx(inner), 1.0)
+        assert (elo_low, elo_high) == (pytest.approx(elo_of_score(inner)), ELO_LIMIT)
+        assert elo_low > 0
+    else:
+        assert (low, high) == (0.0, pytest.approx(inner))
+        assert (elo_low, elo_high) == (-ELO_LIMIT, pytest.approx(elo_of_score(inner)))
+        assert elo_high < 0
+
+
+def test_five_sets_won_of_five_keep_a_score_interval_wider_than_a_point(alice, bob, client_of):
+    [mine] = bots_of(alice, 1)
+    [theirs] = bots_of(bob, 1)
+    challenge = settled_challenge(mine, theirs, challenger_seed=2, won=True, sets=5)
+
+    result = client_of().get(f"/api/challenges/{challenge.pk}/").json()["result"]
+
+    assert result["score_interval"] == [pytest.approx(0.5655, abs=1e-4), 1.0]
+    assert result["elo_interval"] == [pytest.approx(45.8, abs=0.1), 800.0]
 
 
 @pytest.mark.parametrize(
@@ -122,7 +190,7 @@ def test_an_author_starts_a_version_test_and_follows_it(alice, client_of):
     test_id = response.json()["id"]
     sprt = response.json()["sprt"]
     assert (sprt["elo0"], sprt["elo1"], sprt["verdict"]) == (0, 100, "pending")
-    assert sprt["lower_bound"] < sprt["llr"] < sprt["upper_bound"]
+    assert sprt["llr"] == 0 and str(sprt["llr"]) == "0.0", "exactly 0 before any set"
     Tournament.objects.filter(pk=test_id).update(options={"target": 10})
     play_pending(Tournament.objects.get(pk=test_id))
 
@@ -184,3 +252,35 @@ def test_the_tournament_list_leaves_out_the_ladder_and_authors_tournaments(alice
     assert client_of().get("/api/tournaments/").json()["count"] == 0
     listed = client_of().get("/api/tournaments/?tournament_format=challenge").json()
     assert listed["count"] == 1
+
+
+def test_the_set_a_decided_version_test_did_not_play_reads_not_played(alice, client_of):
+    candidate, baseline = bots_of(alice, 2)
+    test = version_test_create(
+        user=alice, candidate=candidate, baseline=baseline, parameters=SprtParameters(elo1=100)
+    )
+    win_until_decided(test, candidate)
+
+    body = client_of().get(f"/api/version-tests/{test.pk}/").json()
+
+    assert body["sprt"]["verdict"] == "better" and body["result"]["wins"] == body["result"]["sets"]
+    finished = body["result"]["sets"]
+    assert [s["status"] for s in body["sets"]] == ["finished"] * finished + ["not_played"]
+    dropped = body["sets"][-1]
+    assert dropped["number"] == finished + 1 and dropped["result"] == ""
+    assert dropped["reason"] == "the test had decided before this set was played"
+    assert dropped["match_ids"] == [], "its matches were dropped unplayed: nothing to link"
+
+
+def test_the_sets_of_a_cancelled_challenge_read_not_played_with_the_reason(alice, bob, client_of):
+    [mine] = bots_of(alice, 1)
+    [theirs] = bots_of(bob, 1)
+    challenge = challenge_create(user=alice, version=mine, opponent=theirs, sets=2)
+    tournament_cancel(tournament=challenge, reason="asked by mistake")
+
+    body = client_of().get(f"/api/challenges/{challenge.pk}/").json()
+
+    assert [(s["status"], s["reason"], s["match_ids"]) for s in body["sets"]] == [
+        ("not_played", "cancelled: asked by mistake", [])
+    ] * 2
+    assert body["result"]["sets"] == 0 and body["result"]["score"] is None

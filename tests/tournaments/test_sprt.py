@@ -9,9 +9,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from games.confidence import wilson_interval
 from tournaments.sprt import (
+    ELO_LIMIT,
     SprtParameters,
     Verdict,
+    elo_interval,
+    elo_of_score,
     log_likelihood_ratio,
     score_interval,
     sprt_simulate,
@@ -91,3 +95,39 @@ def test_parameters_out_of_range_are_refused(bad):
 def test_the_score_interval_narrows_with_more_sets_and_holds_the_mean():
     few, many = score_interval(6, 2, 2), score_interval(60, 20, 20)
     assert few[0] < many[0] < 0.7 < many[1] < few[1]
+
+
+def test_the_llr_before_any_set_is_exactly_zero_not_a_trace_of_the_pseudo_counts():
+    for llr in (log_likelihood_ratio(0, 0, 0, 0, 50), sprt_state(0, 0, 0, DEFAULTS).llr):
+        assert llr == 0.0 and math.copysign(1.0, llr) == 1.0  # not -0.0 either
+    assert sprt_state(0, 0, 0, DEFAULTS).verdict is Verdict.PENDING
+    assert log_likelihood_ratio(0, 0, 1, 0, 50) < 0 < log_likelihood_ratio(1, 0, 0, 0, 50)
+
+
+def test_five_sets_won_of_five_give_a_score_interval_from_0_57_to_1_not_a_point():
+    low, high = score_interval(5, 0, 0)
+    assert high == 1.0 and low == pytest.approx(5 / (5 + 1.96**2)) == pytest.approx(0.5655, 1e-3)
+    assert elo_interval(5, 0, 0) == (pytest.approx(elo_of_score(low)), ELO_LIMIT)
+    assert 40 < elo_interval(5, 0, 0)[0] < 50
+
+
+def test_five_sets_lost_of_five_mirror_five_won():
+    low, high = score_interval(0, 0, 5)
+    won_low, _ = score_interval(5, 0, 0)
+    assert low == 0.0 and high == pytest.approx(1 - won_low)
+    assert elo_interval(0, 0, 5) == (-ELO_LIMIT, pytest.approx(-elo_interval(5, 0, 0)[0]))
+
+
+def test_a_draw_counts_one_half_of_a_set_in_the_score_interval():
+    assert score_interval(0, 10, 0) == wilson_interval(5, 10)
+    low, high = score_interval(0, 10, 0)
+    assert low == pytest.approx(1 - high) and low < 0.5 < high
+
+
+def test_the_elo_of_a_score_is_cut_at_the_limit_and_finite_at_0_and_1():
+    assert elo_of_score(0.0) == -ELO_LIMIT and elo_of_score(1.0) == ELO_LIMIT
+    assert elo_of_score(0.9999) == ELO_LIMIT and elo_of_score(0.0001) == -ELO_LIMIT
+    assert elo_of_score(0.5) == 0.0
+    assert elo_of_score(0.75) == pytest.approx(190.8, abs=0.1)
+    assert score_interval(0, 0, 0) == (0.0, 1.0)
+    assert elo_interval(0, 0, 0) == (-ELO_LIMIT, ELO_LIMIT)
