@@ -146,6 +146,7 @@ class BotListApi(generics.ListAPIView):
                 game_id=data["game"],
                 name=data["name"],
                 description=data["description"],
+                on_ladder=data["on_ladder"],
             )
         except DjangoValidationError as error:
             raise _validation_error(error) from None

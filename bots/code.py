@@ -80,14 +80,15 @@ def read_upload(filename: str, data: bytes, limits: UploadLimits) -> BotCode:
         )
     suffix = PurePosixPath(filename.lower()).suffix
     if suffix == ".py":
-        files = {ENTRY_POINT: data}
-    elif suffix == ".zip":
-        files = _read_zip(data, limits)
-    else:
+        # Stored as bot.py, but a syntax error names the file its author knows.
+        _check_compiles(PurePosixPath(filename).name, data)
+        return BotCode({ENTRY_POINT: data})
+    if suffix != ".zip":
         raise UploadRejected(
             "unsupported_file",
             f"upload a .py file or a .zip with bot.py at its root, not {filename!r}",
         )
+    files = _read_zip(data, limits)
     for path, content in files.items():
         if path.endswith(".py"):
             _check_compiles(path, content)
@@ -217,7 +218,8 @@ def _too_large_unpacked(limits: UploadLimits) -> UploadRejected:
 
 
 def _check_compiles(path: str, source: bytes) -> None:
-    """Compile (never run) ``source``: a syntax error is reported with its line."""
+    """Compile (never run) ``source``: a syntax error is reported with ``path`` (the name
+    the author gave the file) and its line."""
     try:
         compile(source, path, "exec", dont_inherit=True)
     except SyntaxError as error:

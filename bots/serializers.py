@@ -31,16 +31,48 @@ class AccountSerializer(serializers.Serializer):
     token = serializers.CharField()
 
 
-class BotInputSerializer(serializers.Serializer):
+class ClosedBotInputSerializer(serializers.Serializer):
+    """An input that refuses, by name, any field it does not take: a misspelt or read-only
+    field is an error, never silently ignored."""
+
+    #: How the refusal goes on, before the fields this input takes.
+    takes_only = "this input takes only"
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        others = sorted(set(self.initial_data) - set(self.fields))
+        if others:
+            taken = ", ".join(self.fields)
+            raise serializers.ValidationError(
+                {
+                    name: f"{'read-only' if name in BOT_FIELDS else 'unknown field'}:"
+                    f" {self.takes_only} {taken}"
+                    for name in others
+                }
+            )
+        return attrs
+
+
+class BotInputSerializer(ClosedBotInputSerializer):
+    """A new bot; any other field is refused by name."""
+
+    takes_only = "a new bot takes only"
+
     game = serializers.CharField(max_length=32)
     name = serializers.SlugField(max_length=64)
     description = serializers.CharField(
         required=False, allow_blank=True, default="", max_length=MAX_DESCRIPTION
     )
+    on_ladder = serializers.BooleanField(
+        required=False,
+        default=True,
+        help_text="Whether the bot's latest ready version plays on the ladder (default true).",
+    )
 
 
-class BotUpdateInputSerializer(serializers.Serializer):
+class BotUpdateInputSerializer(ClosedBotInputSerializer):
     """A partial change: only the fields given change; any other field is refused by name."""
+
+    takes_only = "a bot's owner may change only"
 
     description = serializers.CharField(
         required=False, allow_blank=True, max_length=MAX_DESCRIPTION
@@ -48,19 +80,6 @@ class BotUpdateInputSerializer(serializers.Serializer):
     on_ladder = serializers.BooleanField(
         required=False, help_text="Whether the bot's latest ready version plays on the ladder."
     )
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        others = sorted(set(self.initial_data) - set(self.fields))
-        if others:
-            changeable = ", ".join(self.fields)
-            raise serializers.ValidationError(
-                {
-                    name: f"{'read-only' if name in BOT_FIELDS else 'unknown field'}:"
-                    f" a bot's owner may change only {changeable}"
-                    for name in others
-                }
-            )
-        return attrs
 
 
 class VersionUploadInputSerializer(serializers.Serializer):

@@ -44,7 +44,9 @@ def upload_limits() -> UploadLimits:
     )
 
 
-def bot_create(*, owner: User, game_id: str, name: str, description: str = "") -> Bot:
+def bot_create(
+    *, owner: User, game_id: str, name: str, description: str = "", on_ladder: bool = True
+) -> Bot:
     """A new bot of ``owner``; ``ValidationError`` for an unknown game or a taken name."""
     try:
         get_game(game_id)
@@ -55,7 +57,9 @@ def bot_create(*, owner: User, game_id: str, name: str, description: str = "") -
         raise ValidationError({"name": f"a {game_id} bot named {name!r} exists already"})
     try:
         with transaction.atomic():
-            return Bot.objects.create(owner=owner, game=game_id, name=name, description=description)
+            return Bot.objects.create(
+                owner=owner, game=game_id, name=name, description=description, on_ladder=on_ladder
+            )
     except IntegrityError:
         raise ValidationError({"name": f"a {game_id} bot named {name!r} exists already"}) from None
 

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import ObjectDoesNotExist
+from django.core.exceptions import (
+    ObjectDoesNotExist,
+    RequestDataTooBig,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404
 from rest_framework import exceptions
@@ -12,6 +17,8 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from games.errors import DomainError
+
+_BODY_OVER_DJANGO_LIMITS = (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent)
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
@@ -22,6 +29,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         exc = exceptions.NotFound(str(exc) or None)
     elif isinstance(exc, DjangoPermissionDenied):
         exc = exceptions.PermissionDenied(str(exc) or None)
+    elif isinstance(exc, _BODY_OVER_DJANGO_LIMITS):
+        # Raised while Django parses a form body: a body that cannot be read, like bad JSON.
+        exc = exceptions.ParseError(str(exc))
     response = drf_exception_handler(exc, context)
     if response is None:
         return None

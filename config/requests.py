@@ -1,8 +1,9 @@
-"""Request bounds applied to every API call: pages, NUL bytes, and JSON bodies.
+"""Request bounds applied to every API call: pages, NUL bytes, and how deep JSON nests.
 
-Django and DRF leave these to the database, which answers with an error the API would
-report as a server error: an offset beyond 64-bit integers, a NUL byte in a query string or
-a JSON string (PostgreSQL stores neither).
+Django and DRF leave these to the database or the interpreter, which answer with an error
+the API would report as a server error: an offset beyond 64-bit integers, a NUL byte in a
+query string or a JSON string (PostgreSQL stores neither), a JSON body nested deeper than
+the stack.
 """
 
 from __future__ import annotations
@@ -33,24 +34,46 @@ class BoundedLimitOffsetPagination(LimitOffsetPagination):
         return offset
 
 
-class NulFreeJSONParser(JSONParser):
-    """JSON whose strings (keys included) hold no NUL character."""
+class BoundedJSONParser(JSONParser):
+    """JSON nested at most ``MAX_JSON_DEPTH`` levels whose strings (keys included) hold no
+    NUL character. Any body that cannot be read so is a ``ParseError`` (a 400), never a 500:
+    ``json`` raises ``RecursionError``, not ``ValueError``, on a body nested past the stack.
+    """
 
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
-        data = super().parse(stream, media_type, parser_context)
-        if _holds_nul(data):
-            raise ParseError("the JSON holds a NUL character (\\u0000), which no field accepts")
+        try:
+            data = super().parse(stream, media_type, parser_context)
+        except RecursionError:
+            raise ParseError(_TOO_DEEP) from None
+        problem = _json_problem(data)
+        if problem:
+            raise ParseError(problem)
         return data
 
 
-def _holds_nul(value: Any) -> bool:
-    if isinstance(value, str):
-        return "\0" in value
-    if isinstance(value, dict):
-        return any(_holds_nul(key) or _holds_nul(item) for key, item in value.items())
-    if isinstance(value, list):
-        return any(_holds_nul(item) for item in value)
-    return False
+#: How deep a JSON body may nest. No input of the API goes past a few levels; the bound keeps
+#: whatever walks a body (validation, storing a JSON field) far from the recursion limit.
+MAX_JSON_DEPTH = 64
+_TOO_DEEP = f"JSON parse error - the JSON is nested more than {MAX_JSON_DEPTH} levels deep"
+
+
+def _json_problem(data: Any) -> str:
+    """What makes parsed JSON unacceptable ("" if nothing); walked without recursion."""
+    pending = [(data, 0)]
+    while pending:
+        value, depth = pending.pop()
+        if isinstance(value, str):
+            if "\0" in value:
+                return "the JSON holds a NUL character (\\u0000), which no field accepts"
+            continue
+        if depth >= MAX_JSON_DEPTH and isinstance(value, (dict, list)):
+            return _TOO_DEEP
+        if isinstance(value, dict):
+            pending.extend((key, depth) for key in value)
+            pending.extend((item, depth + 1) for item in value.values())
+        elif isinstance(value, list):
+            pending.extend((item, depth + 1) for item in value)
+    return ""
 
 
 class RefuseNulInQuery:

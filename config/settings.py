@@ -105,7 +105,7 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "config.requests.BoundedLimitOffsetPagination",
     "DEFAULT_PARSER_CLASSES": [
-        "config.requests.NulFreeJSONParser",
+        "config.requests.BoundedJSONParser",
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],

@@ -86,8 +86,7 @@ class MatchDetailApi(APIView):
         access = _access(request, pk)
         match = access.match
         match.view, match.views = access.view.value, [view.value for view in access.allowed]
-        context = {"deals_in_play": {(match.game, match.seed)} if access.deal_in_play else set()}
-        return Response(MatchAccessSerializer(match, context=context).data)
+        return Response(MatchAccessSerializer(match, context={"access": access}).data)
 
 
 @extend_schema(parameters=[VIEW_PARAMETER])

@@ -60,17 +60,26 @@ class MatchSerializer(serializers.ModelSerializer):
             return deal_in_play(match)
         return (match.game, match.seed) in in_play
 
+    def _withheld(self, match: Match) -> bool:
+        """The seed and stacked decks are left out: in this public shape, while the deal is
+        in play."""
+        return self._in_play(match)
+
     def get_seed(self, match: Match) -> int | None:
-        return match_fields(match, deal_in_play=self._in_play(match))["seed"]
+        return match_fields(match, deal_in_play=self._withheld(match))["seed"]
 
     def get_options(self, match: Match) -> dict[str, Any]:
-        return match_fields(match, deal_in_play=self._in_play(match))["options"]
+        return match_fields(match, deal_in_play=self._withheld(match))["options"]
 
     def get_deal_in_play(self, match: Match) -> bool:
         return self._in_play(match)
 
 
 class MatchAccessSerializer(MatchSerializer):
+    """A match in one viewer's view: the context's ``access`` (``matches.visibility``) says
+    whether the deal is in play, the same for every viewer, and whether this view withholds
+    it (the ``full`` view never does)."""
+
     view = serializers.ChoiceField(
         choices=VIEW_CHOICES, help_text="The view this response is shown in."
     )
@@ -81,6 +90,12 @@ class MatchAccessSerializer(MatchSerializer):
 
     class Meta(MatchSerializer.Meta):
         fields = [*MatchSerializer.Meta.fields, "view", "views"]
+
+    def _in_play(self, match: Match) -> bool:
+        return self.context["access"].deal_in_play
+
+    def _withheld(self, match: Match) -> bool:
+        return self.context["access"].deal_withheld
 
 
 class MatchEventSerializer(serializers.Serializer):

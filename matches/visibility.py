@@ -53,10 +53,14 @@ class MatchAccess:
     view: View
     lens: Lens
     allowed: tuple[View, ...]
+    #: A match dealt these cards is unfinished: a fact about the match, the same in every view.
+    deal_in_play: bool
 
     @property
-    def deal_in_play(self) -> bool:
-        return self.lens.deal_in_play and self.view is not View.FULL
+    def deal_withheld(self) -> bool:
+        """This view leaves out the seed and stacked decks (the deal is in play and the
+        view is not ``full``)."""
+        return self.lens.deal_in_play
 
 
 def deals_in_play(matches: Iterable[Match]) -> set[tuple[str, int]]:
@@ -96,7 +100,7 @@ def match_access(*, match: Match, user: User | AnonymousUser, view: str | None) 
             moves_withheld=in_play and match.status not in _UNFINISHED,
             private_seats=private,
         )
-    return MatchAccess(match, asked, lens, allowed)
+    return MatchAccess(match, asked, lens, allowed, deal_in_play=in_play)
 
 
 def _views_allowed(user: User | AnonymousUser, owned: set[int], in_play: bool) -> tuple[View, ...]:

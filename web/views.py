@@ -116,7 +116,7 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context = {
         "page": page,
         "access": access,
-        "shown": match_fields(page.match, deal_in_play=access.deal_in_play),
+        "shown": match_fields(page.match, deal_in_play=access.deal_withheld),
         "timeline": timeline,
         "chart": line_chart(list(zip(*timeline["scores"], strict=True)) or [[0], [0]]),
         "viewer": {

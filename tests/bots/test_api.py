@@ -15,6 +15,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from bots.code import UploadLimits, read_upload
 from bots.models import Bot, BotVersion
 from bots.serializers import MAX_DESCRIPTION
+from ladder.selectors import ladder_versions
 from tests.conftest import PASSWORD
 
 from .uploads import (
@@ -189,6 +190,45 @@ def test_a_patch_naming_a_read_only_or_unknown_field_is_refused_and_changes_noth
     assert (alices_bot.name, alices_bot.description) == ("alices-bot", "")
 
 
+def test_a_bot_created_off_the_ladder_stays_off_it(alice):
+    response = client_for(alice).post(
+        "/api/bots/", {"game": "snag", "name": "test-bot", "on_ladder": False}, format="json"
+    )
+
+    assert response.status_code == 201, response.json()
+    assert response.json()["on_ladder"] is False
+    bot = Bot.objects.get(pk=response.json()["id"])
+    BotVersion.objects.create(bot=bot, number=1, content_hash="f" * 64, status="ready")
+    assert bot.on_ladder is False
+    assert ladder_versions(game_id="snag") == []
+
+
+def test_a_bot_created_without_on_ladder_joins_the_ladder(alice):
+    response = client_for(alice).post(
+        "/api/bots/", {"game": "snag", "name": "ladder-bot"}, format="json"
+    )
+
+    assert response.status_code == 201 and response.json()["on_ladder"] is True
+    bot = Bot.objects.get(pk=response.json()["id"])
+    version = BotVersion.objects.create(bot=bot, number=1, content_hash="f" * 64, status="ready")
+    assert ladder_versions(game_id="snag") == [version]
+
+
+def test_a_create_naming_a_read_only_or_unknown_field_is_refused_and_creates_nothing(alice):
+    response = client_for(alice).post(
+        "/api/bots/",
+        {"game": "snag", "name": "x", "owner": "bob", "onladder": False},
+        format="json",
+    )
+
+    assert response.status_code == 400
+    body = response.json()
+    assert body["error"] == "invalid" and set(body["detail"]) == {"owner", "onladder"}
+    assert body["detail"]["owner"][0].startswith("read-only: a new bot takes only game, name")
+    assert body["detail"]["onladder"][0].startswith("unknown field")
+    assert not Bot.objects.exists()
+
+
 def test_a_description_past_the_cap_is_refused(alices_bot, alice):
     too_long = "x" * (MAX_DESCRIPTION + 1)
     response = client_for(alice).patch(
@@ -282,7 +322,7 @@ def test_versions_are_numbered_in_upload_order(
 @pytest.mark.parametrize(
     "name, data, status, error, words",
     [
-        ("bot.py", SYNTAX_ERROR, 400, "syntax_error", "bot.py line 3"),
+        ("bad.py", SYNTAX_ERROR, 400, "syntax_error", "bad.py line 3"),
         ("bot.py", b"#" * 2048, 413, "too_large", "larger than 1024 bytes"),
         ("bot.zip", zip_bomb(4096), 413, "zip_too_large", "unpacks to more than 2048"),
         ("bot.zip", zip_of({"bot.py": GOOD_BOT, "../../x.py": b""}), 400, "zip_traversal", "x.py"),

@@ -51,10 +51,15 @@ def test_a_hash_depends_on_paths_as_well_as_contents():
     assert one.content_hash != other.content_hash
 
 
-def test_a_syntax_error_is_refused_with_its_file_and_line():
-    error = refusal("bot.py", SYNTAX_ERROR)
+def test_a_syntax_error_is_refused_with_the_name_the_author_gave_the_file_and_its_line():
+    error = refusal("bad.py", SYNTAX_ERROR)
     assert error.code == "syntax_error"
-    assert error.message.startswith("bot.py line 3:")
+    assert error.message.startswith("bad.py line 3:")
+
+
+def test_a_syntax_error_in_a_zip_s_bot_py_names_it_as_it_is_in_the_zip():
+    error = refusal("bad.zip", zip_of({"bot.py": SYNTAX_ERROR}))
+    assert (error.code, error.message.split(":")[0]) == ("syntax_error", "bot.py line 3")
 
 
 def test_a_syntax_error_in_a_helper_module_is_refused_too():

@@ -14,6 +14,7 @@ from rest_framework.test import APIClient
 
 from bots.code import UploadRejected
 from bots.models import Bot, BotVersion
+from config.requests import MAX_JSON_DEPTH
 
 from .test_api import stored_state, upload
 from .uploads import GOOD_BOT, zip_of
@@ -170,3 +171,26 @@ def test_a_sign_up_that_loses_the_race_for_its_name_is_a_400(db):
 
     assert assert_refused(response)["detail"] == {"username": ["this username is taken"]}
     assert User.objects.filter(username="racer").count() == 1
+
+
+def test_an_anonymous_sign_up_nested_1000_deep_is_a_400_and_signs_no_one_up(db):
+    body = b'{"username": ' + b"[" * 1000 + b"]" * 1000 + b"}"
+
+    response = client_for().post("/api/accounts/", body, content_type="application/json")
+
+    refusal = assert_refused(response)
+    assert refusal["error"] == "parse_error" and f"{MAX_JSON_DEPTH} levels" in refusal["detail"]
+    assert not User.objects.exists()
+
+
+@pytest.mark.parametrize(("depth", "error"), [(MAX_JSON_DEPTH, "invalid"), (100, "parse_error")])
+def test_json_is_read_up_to_the_depth_bound_and_refused_past_it(bot, author, depth, error):
+    """A list ``depth`` levels deep under the top-level object: within the bound the field
+    itself refuses it; past the bound the body is not read at all."""
+    nested = "[" * (depth - 1) + "]" * (depth - 1)
+
+    response = client_for(author).patch(
+        f"/api/bots/{bot.pk}/", f'{{"description": {nested}}}', content_type="application/json"
+    )
+
+    assert assert_refused(response)["error"] == error

@@ -2,7 +2,8 @@
 
 Run in-process against the WSGI app, as an anonymous client, a bot author and an
 organiser, on a database holding a bot, a tournament and a played match, so that the ids
-the generator tries sometimes name real rows.
+the generator tries sometimes name real rows. Bodies no generator writes (nested past the
+stack, cut short, not UTF-8) are sent to every operation that takes a body.
 """
 
 from __future__ import annotations
@@ -10,12 +11,16 @@ from __future__ import annotations
 import pytest
 import schemathesis
 from django.contrib.auth.models import Permission, User
+from django.core.cache import cache
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
 from hypothesis import HealthCheck, given, settings
 from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
 
+from bots.models import Bot
 from config.wsgi import application
+from tournaments.models import Tournament
 
 #: Examples per operation and identity: the whole run stays within a minute or so.
 EXAMPLES = 12
@@ -70,6 +75,66 @@ def _fuzz(operation, headers: dict[str, str]) -> None:
         )
 
     no_server_error()
+
+
+#: Bodies that cannot be read, by content type: each must be a 400 in the error shape.
+UNREADABLE_BODIES = {
+    "application/json": {
+        "array nested 1,000 deep": b"[" * 1000 + b"]" * 1000,
+        "object nested 1,000 deep": b'{"a":' * 1000 + b"1" + b"}" * 1000,
+        "array nested 100,000 deep": b"[" * 100_000 + b"]" * 100_000,
+        "a field nested 100 deep": b'{"name": ' + b"[" * 100 + b"]" * 100 + b"}",
+        "cut short": b'{"name": "x", "descr',
+        "not UTF-8": b'{"name": "\xff\xfe"}',
+    },
+    "multipart/form-data; boundary=B": {
+        "bad base64": b'--B\r\nContent-Disposition: form-data; name="file"; filename="bot.py"'
+        b"\r\nContent-Transfer-Encoding: base64\r\n\r\n!!!\r\n--B--\r\n",
+    },
+    "multipart/form-data": {"no boundary": b"--B\r\n\r\nx\r\n--B--\r\n"},
+    "application/x-www-form-urlencoded": {
+        "2,000 fields": b"&".join(b"f%d=1" % number for number in range(2000)),
+    },
+}
+
+
+def test_a_body_that_cannot_be_read_is_a_400_on_every_operation_that_takes_one(
+    client, played_tournament
+):
+    """As anonymous where the operation allows it (sign-up), else as a superuser, so that
+    each request gets as far as reading its body."""
+    schema = client.get("/api/schema/?format=json").json()
+    superuser = User.objects.create_superuser("fuzz-admin", password="a long enough passphrase")
+    Bot.objects.create(owner=superuser, game="snag", name="fuzz-bot")
+    rows = {"bots": Bot.objects.first().pk, "tournaments": Tournament.objects.first().pk}
+    before = _stored_counts()
+    sent = set()
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            accepted = operation.get("requestBody", {}).get("content", {})
+            caller = APIClient()
+            if {} not in operation["security"]:
+                caller.force_authenticate(superuser)
+            url = path.replace("{id}", str(rows.get(path.split("/")[2], 0)))
+            for content_type, bodies in UNREADABLE_BODIES.items():
+                if content_type.split(";")[0] not in accepted:
+                    continue
+                for name, body in bodies.items():
+                    cache.clear()  # a throttled sign-up would be refused before its body is read
+                    response = caller.generic(method.upper(), url, body, content_type)
+                    where = f"{method.upper()} {url} {content_type} {name}"
+                    assert response.status_code == 400, f"{where}: {response.content[:300]!r}"
+                    assert response.json()["error"] == "parse_error", where
+                    assert set(response.json()) == {"error", "detail"}, where
+                    sent.add((method, path))
+    assert ("post", "/api/accounts/") in sent, "anonymous sign-up is among them"
+    assert ("post", "/api/bots/{id}/versions/") in sent, "and the upload"
+    assert len(sent) >= 10
+    assert _stored_counts() == before
+
+
+def _stored_counts() -> tuple[int, int, int]:
+    return User.objects.count(), Bot.objects.count(), Tournament.objects.count()
 
 
 def test_the_schema_says_uploads_are_binary_errors_have_one_shape_and_who_may_call(client):

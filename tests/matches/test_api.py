@@ -139,6 +139,58 @@ def test_stepping_through_a_whole_match_folds_its_log_once(api, match, monkeypat
     assert len(folds) == 1
 
 
+# Whether a deal is in play ---------------------------------------------------------------
+
+
+@pytest.fixture
+def twins_one_over(db) -> tuple[Match, Match]:
+    """Two matches dealt from one seed, seats swapped: the first is over, its twin is not."""
+    builtin = Bot.objects.create(game="snag", name="random")
+    first = BotVersion.objects.create(bot=builtin, number=1, builtin="random", content_hash="1")
+    second = BotVersion.objects.create(bot=builtin, number=2, builtin="random", content_hash="2")
+    pair = []
+    for seats in ([first, second], [second, first]):
+        match = match_create(game_id="snag", seed=4242)
+        match_seats_create(match=match, versions=seats)
+        pair.append(match)
+    Match.objects.filter(pk=pair[0].pk).update(status=Match.Status.FINISHED, winner=0)
+    return pair[0], pair[1]
+
+
+def deal_as_seen(match: Match) -> dict[str, dict]:
+    """``deal_in_play`` and the seed of ``match`` in the public view, staff's full view
+    and the match list."""
+    staff = APIClient()
+    staff.force_authenticate(User.objects.get_or_create(username="staff", is_staff=True)[0])
+    listed = APIClient().get("/api/matches/").json()["results"]
+    bodies = {
+        "public": APIClient().get(f"/api/matches/{match.pk}/").json(),
+        "full": staff.get(f"/api/matches/{match.pk}/", {"view": "full"}).json(),
+        "list": next(body for body in listed if body["id"] == match.pk),
+    }
+    return {name: {"in_play": b["deal_in_play"], "seed": b["seed"]} for name, b in bodies.items()}
+
+
+def test_every_view_says_a_deal_is_in_play_while_its_twin_is_unfinished(twins_one_over):
+    over, _ = twins_one_over
+
+    seen = deal_as_seen(over)
+
+    assert {name: view["in_play"] for name, view in seen.items()} == dict.fromkeys(seen, True)
+    assert seen["full"]["seed"] == over.seed, "the full view shows the seed all the same"
+    assert seen["public"]["seed"] is None and seen["list"]["seed"] is None
+
+
+def test_every_view_says_a_deal_is_out_of_play_once_its_twin_is_over(twins_one_over):
+    over, twin = twins_one_over
+    Match.objects.filter(pk=twin.pk).update(status=Match.Status.FINISHED, winner=1)
+
+    seen = deal_as_seen(over)
+
+    assert {name: view["in_play"] for name, view in seen.items()} == dict.fromkeys(seen, False)
+    assert {view["seed"] for view in seen.values()} == {over.seed}
+
+
 # Matches of the caller's bots (?mine=true) ---------------------------------------------------
 
 
