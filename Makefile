@@ -4,6 +4,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 GAME ?= snag
+# make serve's port on 127.0.0.1: make serve PORT=8761
+PORT ?= 8000
 # The demo, bench and local server run on the embedded default, where debugging is fine.
 LOCAL := DEBUG=$${DEBUG:-1}
 
@@ -66,7 +68,7 @@ format: $(STAMP)
 serve: $(STAMP)
 	$(LOCAL) $(PY) manage.py migrate --no-input -v 0
 	$(LOCAL) $(PY) manage.py builtin_bots -v 0
-	$(LOCAL) $(PY) manage.py runserver
+	$(LOCAL) $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 clean:
 	rm -rf $(VENV) var/*.sqlite3
