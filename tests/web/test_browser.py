@@ -86,7 +86,8 @@ def test_stepping_through_a_replay_shows_the_cards_of_the_event_log(
     decisions, orders = log_of(finished_match)
     page.goto(f"{live_server.url}/matches/{finished_match.pk}/")
     at_step(page, 0)
-    # RULINGS: positions 0-4 to the non-dealer (seat 0 in deal 1), 5-9 to the dealer, the bar.
+    # docs/rules/snag.md: positions 0-4 to the non-dealer (seat 0 in deal 1), 5-9 to the
+    # dealer, then the bar.
     assert sorted(cards_in(page, '[data-zone="hand-0"]')) == sorted(orders[0][0:5])
     assert sorted(cards_in(page, '[data-zone="hand-1"]')) == sorted(orders[0][5:10])
     assert cards_in(page, '[data-zone="bar"]') == orders[0][10:15]
