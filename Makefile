@@ -4,6 +4,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 GAME ?= snag
+# make serve's port on 127.0.0.1: make serve PORT=8761
+PORT ?= 8000
 # The demo, bench and local server run on the embedded default, where debugging is fine.
 LOCAL := DEBUG=$${DEBUG:-1}
 
@@ -19,19 +21,30 @@ demo: $(STAMP)
 	$(LOCAL) $(PY) manage.py migrate --no-input -v 0
 	$(LOCAL) $(PY) manage.py demo --game $(GAME)
 
-# Debian's Chromium for the browser tests and wrk for the load rows of make bench; idempotent.
-APT_INSTALL := DEBIAN_FRONTEND=noninteractive apt-get install -y -q
-browser-deps:
-	@command -v chromium >/dev/null || (apt-get update -q && $(APT_INSTALL) chromium)
+# Debian packages for the tests and the bench, installed without starting, stopping or
+# restarting any service, so that `make test` on a desktop leaves its running programs alone.
+# Maintainer scripts act on services only through invoke-rc.d or deb-systemd-invoke, and both
+# ask /usr/sbin/policy-rc.d first: one that answers 101 (refused) stands for the install's
+# length (removed after), unless the host has its own. needrestart's apt hook is suspended, and no
+# recommended package comes along (Chromium's would bring daemons: upower, udev). Idempotent.
+POLICY_RC_D := /usr/sbin/policy-rc.d
+define apt_install
+apt-get update -q && if [ ! -e $(POLICY_RC_D) ]; then trap 'rm -f $(POLICY_RC_D)' EXIT && trap 'exit 130' INT TERM && printf '#!/bin/sh\nexit 101\n' >$(POLICY_RC_D) && chmod 755 $(POLICY_RC_D); fi && NEEDRESTART_SUSPEND=1 NEEDRESTART_MODE=l DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(1)
+endef
 
+# Chromium for the browser tests, and the fonts its pages are measured with.
+browser-deps:
+	@command -v chromium >/dev/null || ($(call apt_install,chromium fonts-liberation))
+
+# wrk for the load rows of make bench.
 load-deps:
-	@command -v wrk >/dev/null || (apt-get update -q && $(APT_INSTALL) wrk)
+	@command -v wrk >/dev/null || ($(call apt_install,wrk))
 
 # The sandbox of uploaded bots: bubblewrap, util-linux (setpriv, prlimit) and Debian's own
-# python3 (outside any home folder, so the bots' uids can run it); idempotent.
+# python3 (outside any home folder, so the bots' uids can run it).
 sandbox-deps:
 	@command -v bwrap >/dev/null && command -v setpriv >/dev/null && test -x /usr/bin/python3 \
-		|| (apt-get update -q && $(APT_INSTALL) bubblewrap util-linux python3)
+		|| ($(call apt_install,bubblewrap util-linux python3))
 
 test: $(STAMP) browser-deps sandbox-deps
 	$(PY) -m pytest
@@ -55,7 +68,7 @@ format: $(STAMP)
 serve: $(STAMP)
 	$(LOCAL) $(PY) manage.py migrate --no-input -v 0
 	$(LOCAL) $(PY) manage.py builtin_bots -v 0
-	$(LOCAL) $(PY) manage.py runserver
+	$(LOCAL) $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 clean:
 	rm -rf $(VENV) var/*.sqlite3

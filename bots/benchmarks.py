@@ -3,7 +3,8 @@
 The round-trip figures compare a bare JSON-lines exchange over pipes (``os.write`` then a
 blocking ``os.read``) with the same exchange through ``BotProcess.request`` and the same
 trivial echo bot, measured in one run with the runner and the bot pinned to one CPU, so
-their ratio is the runner's own overhead. ``shared/SANDBOX.md`` has the reference figures.
+their ratio is the runner's own overhead. ``docs/sandbox.md`` has the figures the sandbox's
+design started from.
 """
 
 from __future__ import annotations
@@ -206,7 +207,7 @@ def _median_us(exchange: Callable[[], object], rounds: int) -> float:
 # The sandbox. --------------------------------------------------------------------------------
 
 
-#: The smallest real bot: it imports ``json`` (most of Python's start-up, SANDBOX.md) and
+#: The smallest real bot: it imports ``json`` (most of Python's start-up, ``docs/sandbox.md``) and
 #: answers ``start``; the start-up rows time it with and without the sandbox.
 MINIMAL_BOT = (
     "import json, sys\n"

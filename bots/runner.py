@@ -1,15 +1,16 @@
 """Bot processes: how a bot is launched, talked to line by line under a deadline, and killed.
 
 A launcher turns "a bot" into a ``LaunchSpec`` (argv, cwd, env). The plain launchers here
-run ``python -I -S -B`` on a file; the hardened sandbox (``shared/SANDBOX.md``: per-slot uid,
+run ``python -I -S -B`` on a file; the hardened sandbox (``docs/sandbox.md``: per-slot uid,
 rlimits, bubblewrap, seccomp) is another launcher whose argv wraps the same command, so the
 referee never changes.
 
 ``BotProcess`` owns one running bot: raw pipe file descriptors, one ``poll`` per wait and its
 own line buffer (no thread, no Python file buffering), a cap on the reply line, a capped tail
 of stderr drained while waiting, and on close SIGKILL to the whole process group at once
-(SANDBOX trap 10), a reap, and a sweep of orphans the bot left behind. The runner process
-makes itself a child subreaper so that such orphans are re-parented to it and can be found.
+(``docs/sandbox.md``, trap 10), a reap, and a sweep of orphans the bot left behind. The runner
+process makes itself a child subreaper so that such orphans are re-parented to it and can be
+found.
 Processes are started without ``preexec_fn`` so ``subprocess`` can use ``vfork`` (trap 3).
 
 A launcher may hand over a ``ProcessControl`` (the sandbox does, per slot): the bot can then
@@ -475,7 +476,7 @@ def sweep_orphans(session: int, token: str) -> None:
     having called ``setsid`` itself, by the bot's token in its environment. Each pass reaps
     one generation; a reaped process's children are re-parented before it can be reaped.
     A descendant that clears its environment and calls ``setsid`` escapes this sweep: only
-    the sandbox's uid sweep or PID namespace catches it (SANDBOX trap 5).
+    the sandbox's uid sweep or PID namespace catches it (``docs/sandbox.md``, trap 5).
     """
     marker = f"{TOKEN_VARIABLE}={token}".encode()
     for _ in range(_MAX_SWEEP_PASSES):
@@ -563,7 +564,7 @@ def pinned_to_cpu(cpu: int | None) -> Iterator[None]:
     """Run the calling thread, and every process it starts meanwhile, on one CPU.
 
     A request and reply between processes sharing a CPU costs ~12 µs instead of ~85 µs
-    (SANDBOX "Cost of one decision"). ``None`` leaves the affinity alone.
+    (``docs/sandbox.md``, "Measured before the design"). ``None`` leaves the affinity alone.
     """
     if cpu is None:
         yield

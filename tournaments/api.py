@@ -25,7 +25,7 @@ from matches.serializers import MatchSerializer
 from matches.visibility import deals_in_play
 
 from . import selectors, services, standings_cache
-from .formats import Format
+from .formats import KINDS, ORGANISED, Format
 from .models import Pairing, Tournament
 from .permissions import IsOrganiser, can_enter, is_organiser
 from .serializers import (
@@ -43,6 +43,9 @@ from .serializers import (
     TournamentDetailSerializer,
     TournamentSerializer,
 )
+
+#: The ``kind`` filter's value for every kind at once.
+ALL_KINDS = "all"
 
 
 def _choice(request: Request, name: str, allowed) -> str | None:
@@ -77,22 +80,33 @@ def _tournament(pk: int) -> Tournament:
             enum=[f.value for f in Format],
             description="Only this format (``format`` itself picks the response renderer).",
         ),
+        OpenApiParameter(
+            "kind",
+            str,
+            enum=[*KINDS, ALL_KINDS],
+            description=(
+                "``organised`` (an organiser's tournaments), the ladder's runs, authors' "
+                "challenges or version tests, or ``all``. Default ``organised``, unless "
+                "``tournament_format`` names a format: then that format's kind."
+            ),
+        ),
     ]
 )
 class TournamentListApi(generics.ListAPIView):
-    """Tournaments, newest first; organisers create them with ``POST``."""
+    """Tournaments, newest first: by default only organised ones (``kind`` for the others);
+    organisers create them with ``POST``."""
 
     serializer_class = TournamentSerializer
 
     def get_queryset(self) -> QuerySet[Tournament]:
-        queryset = selectors.tournament_list()
         filters = {
             "game": _choice(self.request, "game", GAMES),
             "status": _choice(self.request, "status", Tournament.Status.values),
             "format": _choice(self.request, "tournament_format", [f.value for f in Format]),
         }
-        if not filters["format"]:  # the ladder, challenges and tests have their own lists
-            queryset = queryset.filter(format__in=[f.value for f in Format if f.is_organised])
+        default_kind = Format(filters["format"]).kind if filters["format"] else ORGANISED
+        kind = _choice(self.request, "kind", [*KINDS, ALL_KINDS]) or default_kind
+        queryset = selectors.tournament_list(kind=None if kind == ALL_KINDS else kind)
         return queryset.filter(**{name: value for name, value in filters.items() if value})
 
     @extend_schema(request=TournamentCreateSerializer, responses={201: TournamentSerializer})

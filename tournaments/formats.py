@@ -16,6 +16,10 @@ from typing import TypeVar
 T = TypeVar("T", bound=Hashable)
 
 
+#: The kind of the tournaments an organiser creates (every format but the three below).
+ORGANISED = "organised"
+
+
 class Format(enum.StrEnum):
     ROUND_ROBIN = "round_robin"
     DOUBLE_ROUND_ROBIN = "double_round_robin"
@@ -35,6 +39,11 @@ class Format(enum.StrEnum):
         return self not in (Format.LADDER, Format.CHALLENGE, Format.VERSION_TEST)
 
     @property
+    def kind(self) -> str:
+        """What made it: ``organised`` for an organiser's formats, else the format's own name."""
+        return ORGANISED if self.is_organised else self.value
+
+    @property
     def is_rated(self) -> bool:
         """Its sets change the game's ratings; a challenge or a version test does not."""
         return self not in (Format.CHALLENGE, Format.VERSION_TEST)
@@ -46,6 +55,10 @@ class Format(enum.StrEnum):
     @property
     def is_round_robin(self) -> bool:
         return self in (Format.ROUND_ROBIN, Format.DOUBLE_ROUND_ROBIN)
+
+
+#: The kinds of tournament: organised ones, and the ladder's, challenges' and version tests' runs.
+KINDS = (ORGANISED, Format.LADDER.value, Format.CHALLENGE.value, Format.VERSION_TEST.value)
 
 
 def round_robin_rounds(entrants: Sequence[T], *, cycles: int = 1) -> list[list[tuple[T, T]]]:

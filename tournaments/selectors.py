@@ -42,8 +42,12 @@ from .standings import TIE_BREAKS, PairedSet, StandingRow, TieBreak, standings
 _CHUNK = 500
 
 
-def tournament_list() -> QuerySet[Tournament]:
-    return Tournament.objects.all()
+def tournament_list(*, kind: str | None = None) -> QuerySet[Tournament]:
+    """Every tournament, or only those of one kind (``formats.KINDS``)."""
+    tournaments = Tournament.objects.all()
+    if kind is None:
+        return tournaments
+    return tournaments.filter(format__in=[f.value for f in Format if f.kind == kind])
 
 
 def tournament_entrants(*, tournament: Tournament) -> list[Entrant]:

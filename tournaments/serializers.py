@@ -2,11 +2,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from bots.sandbox import sandbox_overrides_check
 
-from .formats import Format
+from .formats import KINDS, Format
 from .models import DuplicateSet, Entrant, Pairing, Rating, RatingChange, Tournament
 from .selectors import pairing_result
 from .services import MAX_SWISS_ROUNDS, MAX_TIME_BANK_SECONDS
@@ -44,6 +45,9 @@ class TournamentSerializer(serializers.ModelSerializer):
     seed = serializers.SerializerMethodField(
         help_text="The secret seed of every deal: null until the tournament is over."
     )
+    kind = serializers.SerializerMethodField(
+        help_text="organised (an organiser's), or ladder, challenge or version_test."
+    )
 
     class Meta:
         model = Tournament
@@ -53,6 +57,7 @@ class TournamentSerializer(serializers.ModelSerializer):
             "game",
             "options",
             "format",
+            "kind",
             "rounds",
             "pairing_system",
             "sets_per_pair",
@@ -71,6 +76,10 @@ class TournamentSerializer(serializers.ModelSerializer):
 
     def get_seed(self, tournament: Tournament) -> str | None:
         return tournament.seed if tournament.seed_public else None
+
+    @extend_schema_field(serializers.ChoiceField(choices=KINDS))
+    def get_kind(self, tournament: Tournament) -> str:
+        return Format(tournament.format).kind
 
 
 class TournamentDetailSerializer(TournamentSerializer):

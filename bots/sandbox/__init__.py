@@ -2,7 +2,7 @@
 
 ``current_sandbox()`` probes this machine once per process (``probe.py``) and is what the
 rest of Baize uses; ``Sandbox.launcher(code_dir)`` gives a ``BotLauncher`` for the referee.
-The layers and the traps they avoid are in ``shared/SANDBOX.md`` and ``launcher.py``.
+The layers and the traps they avoid are in ``docs/sandbox.md`` and ``launcher.py``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The sandbox launcher: the command that wraps one bot in every layer of the sandbox.
 
-In order (``shared/SANDBOX.md``, "A layered design"): ``setpriv`` switches to the slot's
+In order (``docs/sandbox.md``, "The layers, in order"): ``setpriv`` switches to the slot's
 unprivileged uid with the parent-death signal set to KILL; ``prlimit`` sets the resource
 limits; ``bwrap``, started as that uid (trap 2), unshares every namespace, forbids new user
 namespaces, dies with its parent, shows a read-only minimal filesystem (the interpreter, its
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 #: Where the bot's own folder appears inside the sandbox.
 BOT_MOUNT = "/bot"
 #: 512 MiB of address space leaves Python 14 threads with glibc's default arenas, 54 with
-#: two (SANDBOX trap 7).
+#: two (``docs/sandbox.md``, trap 7).
 SANDBOX_ENVIRONMENT = {**BOT_ENVIRONMENT, "MALLOC_ARENA_MAX": "2"}
 
 

@@ -5,7 +5,7 @@ filter, then starts a small probe bot through the real sandbox command and reads
 observes from the inside: its uid and process limit, its pid (1-3 in a PID namespace),
 whether ``/etc/passwd`` is visible, whether ``socket()`` is refused. When the full command
 fails it retries with fewer layers to name the one that is missing. Only ``FULL`` runs
-untrusted code; the Landlock fallback of ``shared/SANDBOX.md`` (for hosts without user
+untrusted code; the Landlock fallback of ``docs/sandbox.md`` (for hosts without user
 namespaces) is not built, so such a host reports ``LIMITS`` and refuses uploads.
 """
 

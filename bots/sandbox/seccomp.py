@@ -2,7 +2,7 @@
 
 bubblewrap loads a compiled filter from a file descriptor (``--seccomp FD``) right before it
 starts the bot, so no library is needed to install it: this module only writes the bytes.
-The filter is a deny-list (``shared/SANDBOX.md``, "A layered design"): sockets, tracing and
+The filter is a deny-list (``docs/sandbox.md``, "The layers, in order"): sockets, tracing and
 reading other processes' memory, namespaces and mounts, ``io_uring``, ``bpf``, keyrings,
 kernel modules, clocks and widening the CPU affinity answer ``EPERM``; ``clone3`` answers
 ``ENOSYS`` because its flags sit in memory a filter cannot read (libc then falls back to

@@ -2,11 +2,11 @@
 
 A slot is a uid (``uid_base + index``) held through an exclusive ``flock`` on a lock file, so
 any number of worker processes on one machine share the slots without a server, and a
-crashed holder's lock is released by the kernel. One uid per slot matters (SANDBOX traps 1
-and 8): ``RLIMIT_NPROC`` counts every task of a uid, and bots sharing a uid could signal or
-read each other. The uids need no passwd entry. Before a slot is handed out and after its
-bot is closed, everything still running under its uid is killed (trap 5: the sweep catches
-what escaped the process group).
+crashed holder's lock is released by the kernel. One uid per slot matters
+(``docs/sandbox.md``, traps 1 and 8): ``RLIMIT_NPROC`` counts every task of a uid, and bots
+sharing a uid could signal or read each other. The uids need no passwd entry. Before a slot
+is handed out and after its bot is closed, everything still running under its uid is killed
+(trap 5: the sweep catches what escaped the process group).
 """
 
 from __future__ import annotations

@@ -75,7 +75,7 @@ class State:
         return self.winner is not None
 
     def legal_actions(self) -> list[Action]:
-        """Every action the player to move may take, in the RULINGS shapes; empty when over."""
+        """Every legal action of the player to move (docs/rulings.md shapes); empty when over."""
         seat = self.to_play
         if seat is None:
             return []

@@ -1,4 +1,4 @@
-"""Cards as two-character strings, rank then suit (RULINGS: "Conventions shared by all games").
+"""Cards as two-character strings, rank then suit (``docs/rulings.md``, "Conventions").
 
 A card is a plain ``str`` such as ``"AS"`` or ``"TD"``: it is hashable, JSON-ready and
 readable in logs, so no wrapper class is needed.

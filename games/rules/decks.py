@@ -1,4 +1,4 @@
-"""Shuffles and stacked decks (RULINGS: "Determinism" and "Stacked decks").
+"""Shuffles and stacked decks (``docs/rulings.md``: "Determinism", "Stacked decks").
 
 Shuffle number ``k`` of a match is a pure function of ``(seed, k)``: it never depends on
 earlier play, so seat-swapped duplicate matches get the same cards. A partial shuffle

@@ -254,7 +254,7 @@ def test_exiting_mid_match_is_a_crash_with_its_last_words(sandbox):
     result = play_hostile(sandbox, "attacker.py", "exit_mid_match")
     assert result.forfeit is not None and result.forfeit.reason in (
         ForfeitReason.CRASH,
-        ForfeitReason.TIMEOUT,  # bwrap may hold the pipe open a moment (SANDBOX trap 9)
+        ForfeitReason.TIMEOUT,  # bwrap may hold the pipe open a moment (docs/sandbox.md, trap 9)
     )
     assert result.forfeit.seat == 0
     assert "leaving now" in result.stderr[0]

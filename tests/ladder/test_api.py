@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 from ladder.services import challenge_create, ladder_for, ladder_tick, version_test_create
 from matches.models import Match
 from tournaments.models import Tournament
-from tournaments.services import tournament_cancel
+from tournaments.services import tournament_cancel, tournament_create
 from tournaments.sprt import ELO_LIMIT, SprtParameters, elo_of_score
 
 from .conftest import bots_of, play_pending, settled_challenge, win_until_decided
@@ -242,16 +242,42 @@ def test_a_version_test_with_neither_baseline_nor_a_good_pool_is_refused(
     assert not Tournament.objects.exists()
 
 
-def test_the_tournament_list_leaves_out_the_ladder_and_authors_tournaments(alice, bob, client_of):
-    [mine] = bots_of(alice, 1)
+def test_the_tournament_list_shows_organised_tournaments_unless_asked_for_another_kind(
+    alice, bob, client_of
+):
+    [mine, other_mine] = bots_of(alice, 2)
     [theirs] = bots_of(bob, 1)
-    client_of(alice).post(
+    author = client_of(alice)
+    author.post(
         "/api/challenges/", {"version": mine.pk, "opponent": theirs.pk, "sets": 1}, format="json"
     )
+    author.post(
+        "/api/version-tests/", {"candidate": mine.pk, "baseline": other_mine.pk}, format="json"
+    )
     ladder_for(game_id="snag")
-    assert client_of().get("/api/tournaments/").json()["count"] == 0
-    listed = client_of().get("/api/tournaments/?tournament_format=challenge").json()
-    assert listed["count"] == 1
+    cup = tournament_create(name="Cup", game_id="snag")
+
+    def listed(query: str = "") -> list[tuple[str, str]]:
+        body = client_of().get(f"/api/tournaments/?{query}").json()
+        return sorted((t["format"], t["kind"]) for t in body["results"])
+
+    assert listed() == listed("kind=organised") == [("round_robin", "organised")]
+    assert listed("kind=ladder") == [("ladder", "ladder")]
+    assert listed("kind=challenge") == [("challenge", "challenge")]
+    assert listed("kind=version_test") == [("version_test", "version_test")]
+    assert listed("tournament_format=challenge") == [("challenge", "challenge")]
+    assert listed("kind=all") == sorted(
+        [("round_robin", "organised"), ("ladder", "ladder")]
+        + [("challenge", "challenge"), ("version_test", "version_test")]
+    )
+    assert listed("kind=organised&tournament_format=ladder") == []
+    assert client_of().get(f"/api/tournaments/{cup.pk}/").json()["kind"] == "organised"
+
+
+def test_an_unknown_kind_is_a_400_naming_the_kinds(client_of, db):
+    response = client_of().get("/api/tournaments/?kind=cup")
+    assert response.status_code == 400
+    assert "version_test" in response.json()["detail"]["kind"]
 
 
 def test_the_set_a_decided_version_test_did_not_play_reads_not_played(alice, client_of):

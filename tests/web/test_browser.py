@@ -86,7 +86,8 @@ def test_stepping_through_a_replay_shows_the_cards_of_the_event_log(
     decisions, orders = log_of(finished_match)
     page.goto(f"{live_server.url}/matches/{finished_match.pk}/")
     at_step(page, 0)
-    # RULINGS: positions 0-4 to the non-dealer (seat 0 in deal 1), 5-9 to the dealer, the bar.
+    # docs/rules/snag.md: positions 0-4 to the non-dealer (seat 0 in deal 1), 5-9 to the
+    # dealer, then the bar.
     assert sorted(cards_in(page, '[data-zone="hand-0"]')) == sorted(orders[0][0:5])
     assert sorted(cards_in(page, '[data-zone="hand-1"]')) == sorted(orders[0][5:10])
     assert cards_in(page, '[data-zone="bar"]') == orders[0][10:15]
@@ -231,4 +232,23 @@ def test_every_page_reads_well_at_desktop_and_phone_width(page, live_server, sit
         page.set_viewport_size(PHONE)
         assert not overflows_sideways(page), name
         page.set_viewport_size({"width": 1280, "height": 900})
+    assert not page.errors
+
+
+def test_the_api_docs_render_with_every_outside_request_refused(page, live_server):
+    refused = []
+
+    def local_only(route):
+        if re.match(r"^https?://(127\.0\.0\.1|localhost)(:\d+)?/", route.request.url):
+            route.continue_()
+        else:
+            refused.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", local_only)
+    page.goto(f"{live_server.url}/api/docs/")
+    expect(page.locator(".swagger-ui .info .title")).to_contain_text("Baize API", timeout=WAIT_MS)
+    expect(page.locator(".opblock-summary-path").first).to_be_visible(timeout=WAIT_MS)
+    assert "/api/tournaments/" in page.locator(".opblock-summary-path").all_inner_texts()
+    assert not refused, refused
     assert not page.errors

@@ -36,6 +36,41 @@ def test_the_home_page_lists_the_games_and_running_and_finished_tournaments(clie
     assert f'href="/tournaments/{running.pk}/"' in page
 
 
+def test_the_home_page_lists_organised_tournaments_and_says_where_the_ladders_are(client, db):
+    from ladder.services import ladder_for
+
+    ladder = ladder_for(game_id="snag")
+    cup = tournament_started(bot_versions(2), options={"target": 10}, name="Live cup")
+    page = text(client.get("/"))
+    running_part = page.split('id="running"')[1].split('id="recent"')[0]
+    assert f'href="/tournaments/{cup.pk}/"' in running_part
+    assert f'href="/tournaments/{ladder.pk}/"' not in page
+    kinds_note = page.split('id="kinds"')[1].split("</p>")[0]
+    assert kinds_note.startswith(">Organised tournaments only")
+    assert 'href="/ladder/snag/"' in kinds_note and "?kind=ladder" in kinds_note
+    assert 'href="/ladder/jam/">Ladder</a>' in page
+
+
+def test_the_tournament_list_says_it_holds_organised_tournaments_only(client, db):
+    page = text(client.get("/tournaments/"))
+    assert 'id="kinds">Organised tournaments only' in page
+
+
+def test_a_server_without_a_broker_says_on_its_pages_that_nothing_is_being_played(
+    client, db, settings
+):
+    settings.CELERY_TASK_ALWAYS_EAGER = True  # no CELERY_BROKER_URL: tasks run in-process
+    for path in ("/", "/tournaments/", "/games/snag/"):
+        page = text(client.get(path))
+        assert "Nothing is being played on this server." in page, path
+        assert "celery -A config worker -B" in page, path
+
+
+def test_a_server_with_a_broker_shows_no_such_notice(client, db, settings):
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    assert 'id="no-broker"' not in text(client.get("/"))
+
+
 def test_the_root_is_the_home_page_not_a_redirect(client, db):
     response = client.get("/")
     assert response.status_code == 200

@@ -2,7 +2,7 @@
 
 Claims: the best set of groups that share no hand card is found by a small search over the
 hand cards each group uses (contract cards are free), and its first group is claimed.
-Play (RULINGS "Exposure"): a trick is worth 2 and the contract bonus 5, so a player short of
+Play (``docs/rules/exposure.md``): a trick is worth 2 and the contract bonus 5, so a player short of
 the contract tries to win each trick, and one who has exactly the contract tries to lose
 (another trick would gain 2 and cost 5). Winning is done with the cheapest card that wins;
 losing with the least useful card. Leads are judged by the chance that the opponent holds

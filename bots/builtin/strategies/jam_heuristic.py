@@ -1,7 +1,7 @@
 """Jam: keep the lead with high cards, take tricks cheaply, and break the opponent's runs.
 
-Every card a player holds is played before the deal ends (RULINGS "Jam": 26 tricks, 26
-cards each), so a card spent now is only missing later: spending costs a little per rank.
+Every card a player holds is played before the deal ends (``docs/rules/jam.md``: 26 tricks,
+26 cards each), so a card spent now is only missing later: spending costs a little per rank.
 A trick is worth one trick towards the 14 of a majority, plus what it does to the slam
 counters: reaching 4 in a row banks a point, 5 two more, and a won trick resets the
 opponent's counter. Leads are judged by the chance that the opponent holds a strictly

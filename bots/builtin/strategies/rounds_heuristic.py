@@ -1,6 +1,6 @@
 """Rounds: capture the twos and honours, give away nothing, and keep trumps for the twos.
 
-Card points (RULINGS "Rounds") make every 2 worth 10 and the honours A 4, K 3, Q 2, J 1, so
+Card points (``docs/rules/rounds.md``) make every 2 worth 10 and the honours A 4, K 3, Q 2, J 1, so
 a trick is judged by the points it moves: won, they are mine; lost, they are the opponent's.
 Spending a card also costs its use in later tricks: trumps most, high cards some, and a
 plain 2 less than nothing, since it is a liability that must be played some day. Follows are

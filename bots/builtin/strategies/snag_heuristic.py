@@ -1,7 +1,7 @@
 """Snag: collect one long suit, win tricks with the cheapest card that wins, deny the opponent.
 
 Every choice is judged by the same outlook of the deal: the points the taken cards would score
-now (Snag's suit-length comparison, RULINGS "Snag") plus a small bonus for long suits still
+now (Snag's suit-length comparison, ``docs/rules/snag.md``) plus a small bonus for long suits still
 growing. Takes look ahead through the three picks of a trick; plays weigh the chance of
 winning the trick, estimated from the ranks not yet seen, against spending a high card.
 """

@@ -1,6 +1,6 @@
 """Two-handed Spades: keep good cards, bid for the best expected score, then take tricks.
 
-Scoring (RULINGS "Two-handed Spades") pays 10 a trick bid when the bid is made and only 1 a
+Scoring (``docs/rules/spades.md``) pays 10 a trick bid when the bid is made and only 1 a
 trick over, and a set costs 10 a trick bid, so the bid is the one with the best expected
 score for the tricks the hand should take (an estimate fitted on self-play), a cautious one.
 With no penalty for tricks over, every trick won helps (it makes the bid or sets the

@@ -1,6 +1,6 @@
 """Exposure's card order within a suit, which the contract's high rank and the ace change.
 
-Source: ``shared/seeds/001_dd5fa4cadb897a30.txt``, as settled by RULINGS "Exposure (exposure)":
+Rules: ``docs/rules/exposure.md`` (settled points: ``docs/rulings.md``):
 high to low A K Q J T 9, except that a high rank below the King moves just above the King, and
 the ace is lowest when led and highest when played second, unless the high rank is A (then the
 ace is always highest). Example, high rank J: (A played second) J K Q T 9 (A led).

@@ -1,6 +1,6 @@
 """Exposure: a contract turned up from the deck, bonus groups exposed, nine tricks.
 
-Source: ``shared/seeds/001_dd5fa4cadb897a30.txt``, as settled by RULINGS "Exposure (exposure)".
+Rules: ``docs/rules/exposure.md`` (settled points: ``docs/rulings.md``).
 The deck is the 24 cards 9 to A. From one shuffle: positions 0-8 the non-dealer's hand, 9-17
 the dealer's, 18-20 the contract cards (left, middle, right), 21-23 discarded unseen. The left
 card's suit is trump, the middle card's rank is the high rank, the right card's rank sets the
@@ -88,7 +88,7 @@ class ExposureState(State):
     def legal_actions(self) -> list[Action]:
         if self.phase is not EXPOSE:
             return super().legal_actions()
-        # A group is a list of cards in the RULINGS shape; the state keeps it as a tuple.
+        # A group is a list of cards in the action (docs/rulings.md); the state keeps a tuple.
         return [{"expose": [*group]} for group in self.claims]
 
     def _legal_moves(self, seat: int) -> Moves:
@@ -191,7 +191,7 @@ class Exposure(Game[ExposureState]):
     def _apply(self, state: ExposureState, seat: int, action: Action) -> None:
         if state.phase is EXPOSE:
             group = action["expose"]
-            # The history shows a group as a list, in the RULINGS shape.
+            # The history shows a group as a list, in the action shape.
             state._amend_last_entry({"seat": seat, "action": {"expose": [*group]}})
             self._expose(state, seat, group)
         else:

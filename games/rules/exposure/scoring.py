@@ -1,6 +1,6 @@
 """Exposure's points: the bonus groups a player may expose, and the score of a deal.
 
-Source: ``shared/seeds/001_dd5fa4cadb897a30.txt``, as settled by RULINGS "Exposure (exposure)".
+Rules: ``docs/rules/exposure.md`` (settled points: ``docs/rulings.md``).
 A group is 3 or 4 of a kind, or 4, 5 or 6 in sequence in the natural order 9 T J Q K A (ace
 high only, any suits). It is drawn from the claimant's unexposed hand cards and the three
 contract cards, and holds at least one hand card. A group's cards are listed in one canonical

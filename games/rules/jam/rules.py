@@ -1,6 +1,6 @@
 """Jam: red against black, strictly higher ranks take tricks, and slams for tricks in a row.
 
-Source: ``shared/seeds/004_58a3f968b6e73880.txt``, as settled by RULINGS "Jam (jam)".
+Rules: ``docs/rules/jam.md`` (settled points: ``docs/rulings.md``).
 One shuffle a deal: the non-dealer gets the 26 red cards, the dealer the 26 black ones, each
 in the order they appear in it, the first 5 as the hand and the other 21 as the face-down
 stock, top first. The leader plays any card; the other wins only with a strictly higher rank.
@@ -10,7 +10,7 @@ single card left in the two piles draws it automatically and does not discard. T
 of the 26 tricks are played from the hand. Game points (see ``scoring``) decide rubbers;
 option ``rubbers`` plays one rubber or the best of three.
 
-Decisions RULINGS leaves open, taken as a careful card player would:
+Decisions the rulings leave open, taken as a careful card player would:
 - a player may not draw from an empty pile, so only the piles holding cards are offered;
 - a card drawn back from the face-up discard pile stays known to the opponent until it is
   played or discarded again, and the observation shows it;

@@ -1,6 +1,6 @@
 """Jam's game points: slams from tricks in a row, and a majority of the deal's 26 tricks.
 
-Source: ``shared/seeds/004_58a3f968b6e73880.txt``, as settled by RULINGS "Jam (jam)".
+Rules: ``docs/rules/jam.md`` (settled points: ``docs/rulings.md``).
 A counter counts a player's tricks in a row and resets when she loses one. At 4 she banks a
 baby slam (1 point); if she already has the deal's grand slam the counter restarts at 0.
 At 5 (only reachable before a grand slam) the baby slam becomes her grand slam, worth 3

@@ -1,6 +1,6 @@
 """Rounds: five stages of five trump tricks, restocked from a reshuffled stock each stage.
 
-Source: ``shared/seeds/003_0152e2b106baabd3.txt``, as settled by RULINGS "Rounds (rounds)".
+Rules: ``docs/rules/rounds.md`` (settled points: ``docs/rulings.md``).
 A game is five stages; the dealer changes every stage (and keeps alternating across games),
 and the stage's non-dealer leads its first trick. Stage 1 deals 9 cards each and a face-up
 trump card from a full shuffle; stages 2-4 shuffle the stock with the previous trump card
@@ -9,7 +9,7 @@ and deal 5 more each and a new trump card; stage 5 shuffles the last four cards 
 Players follow suit if able; the highest trump wins, else the highest card of the suit led.
 Scores are added after the fifth stage (see ``scoring``); the match is checked after each game.
 
-Decisions RULINGS leaves open: a player's new cards go after those she kept; every trick is
+Decisions the rulings leave open: a player's new cards go after those she kept; every trick is
 played face up, so the cards captured in every stage of the game, and the trump cards of
 the finished stages, stay in the view until the game is scored.
 """

@@ -1,7 +1,7 @@
 """Rounds' score for a stage: 10 for a sweep of all five tricks, else the card points taken.
 
-Source: ``shared/seeds/003_0152e2b106baabd3.txt``, as settled by RULINGS "Rounds (rounds)":
-A 4, K 3, Q 2, J 1 and each 2 scores 10 (the seed's "for 2 given by 10 points", read
+Rules: ``docs/rules/rounds.md`` (settled points: ``docs/rulings.md``):
+A 4, K 3, Q 2, J 1 and each 2 scores 10 (the original text's "for 2 given by 10 points", read
 literally); every other card scores nothing. Points are only added after the fifth stage,
 and the match is checked after each game: a score at the target or above wins if the
 scores differ.

@@ -1,6 +1,6 @@
 """Snag: the bar, three-card tricks and the suit-length score.
 
-Source: ``shared/seeds/000_dd5e854d4efcb85c.txt``, as settled by RULINGS "Snag (snag)".
+Rules: ``docs/rules/snag.md`` (settled points: ``docs/rulings.md``).
 Each deal takes 15 cards from one shuffle: positions 0-4 the non-dealer's hand, 5-9 the
 dealer's, 10-14 the bar from the non-dealer's end to the dealer's. A trick is a bar card
 (the leader's, from her end), the follower's card, then the leader's card; hand cards follow

@@ -1,7 +1,7 @@
 """Two-handed Spades: thirteen cards each, a bid each, spades always trump.
 
-Source: ``shared/seeds/002_e18f4a2e8d1cce91.txt``, as settled by RULINGS "Two-handed Spades
-(spades)". The starting bidder is the non-dealer (seat 0 in the first hand, then alternating).
+Rules: ``docs/rules/spades.md`` (settled points: ``docs/rulings.md``). The starting bidder
+is the non-dealer (seat 0 in the first hand, then alternating).
 Option ``deal``: "automatic" deals order positions 0-25 alternately from the starting bidder;
 "selection" has the players draw in turn from the starting bidder, each draw looking at the
 next card of the order and keeping it (the card after it is discarded unseen, automatically)

@@ -1,4 +1,5 @@
-"""Seeded shuffles (RULINGS "Determinism"): a pure function of ``(seed, k)``, and uniform."""
+"""Seeded shuffles (``docs/rulings.md``, "Determinism"): a pure function of ``(seed, k)``,
+and uniform."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Exposure scenarios written from RULINGS "Exposure (exposure)", played through the facade."""
+"""Exposure scenarios written from ``docs/rules/exposure.md``, played through the facade."""
 
 from __future__ import annotations
 

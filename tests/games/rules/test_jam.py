@@ -1,4 +1,4 @@
-"""Jam scenarios written from RULINGS "Jam (jam)", played through the facade."""
+"""Jam scenarios written from ``docs/rules/jam.md``, played through the facade."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rounds scenarios written from RULINGS "Rounds (rounds)", played through the facade."""
+"""Rounds scenarios written from ``docs/rules/rounds.md``, played through the facade."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Snag scenarios written from RULINGS "Snag (snag)", played through the facade."""
+"""Snag scenarios written from ``docs/rules/snag.md``, played through the facade."""
 
 from __future__ import annotations
 
@@ -122,7 +122,7 @@ def test_a_deal_is_five_tricks_then_the_dealer_changes():
 @pytest.mark.parametrize(
     ("taken_a", "taken_b", "expected"),
     [
-        # The seed's three examples (B is seat 1).
+        # The original text's three examples (B is seat 1).
         ("AS KS QS 2H 3H 4D 5C 6C", "7S 8S 9S TS 2D 3D 4C", (1, 10)),
         ("AS KS QS JS 2H 3H 4C 5C", "AH KH QH JH 2D 3D 4D", (1, 6)),
         ("AS KS QS 2H 3H 4H 5D 6C", "7S 8D 9D TD 2C 3C", (0, 6)),

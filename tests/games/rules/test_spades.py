@@ -1,4 +1,4 @@
-"""Two-handed Spades scenarios written from RULINGS "Two-handed Spades (spades)"."""
+"""Two-handed Spades scenarios written from ``docs/rules/spades.md``."""
 
 from __future__ import annotations
 
