@@ -13,6 +13,8 @@ from urllib.parse import urlsplit, urlunsplit
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from bots.queues import PRIORITY_STEPS
+
 from .env import env_bool, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -136,12 +138,13 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600),
-    # Priorities 0 (taken first) to 9 on Redis: organised tournaments' matches go at 0, the
-    # ladder's, challenges' and version tests' at 6 (tournaments.scheduling.match_priority).
-    "priority_steps": list(range(10)),
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=1),
+    # Each priority of each queue is a list of its own, 0 taken first; within one priority
+    # the queues take turns, so the ladder's built-in filler (priority 9) never holds back
+    # what authors wait for (bots.queues: the order and its guarantee).
+    "priority_steps": PRIORITY_STEPS,
     "sep": ":",
-    "queue_order_strategy": "priority",
+    "queue_order_strategy": "round_robin",
 }
 
 

@@ -1,4 +1,5 @@
-"""Code from strangers reaches only workers whose sandbox holds it (``bots.queues``)."""
+"""Code from strangers reaches only workers whose sandbox holds it, and the ladder's
+built-in filler never holds back what an author waits for (``bots.queues``)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,22 @@ import pytest
 from django.contrib.auth.models import User
 
 from bots.models import Bot, BotVersion
-from bots.queues import DEFAULT_QUEUE, SANDBOXED_QUEUE
+from bots.queues import (
+    AUTHOR_PRIORITY,
+    DEFAULT_QUEUE,
+    FILLER_PRIORITY,
+    FIRST_PRIORITY,
+    SANDBOXED_QUEUE,
+)
 from bots.services import builtin_bots_sync
 from bots.uploads import bot_version_upload
+from ladder.services import challenge_create, ladder_tick, version_test_create
 from matches.selectors import match_queue
 from matches.services import match_create, match_seats_create
-from tests.tournaments.conftest import services_configured, wait_until
-from tournaments.models import Tournament
+from tests.tournaments.conftest import play_all, services_configured, wait_until
+from tournaments.models import Tournament, TournamentMatch
 from tournaments.services import round_robin_create
+from tournaments.sprt import SprtParameters
 
 from .uploads import GOOD_BOT
 
@@ -58,7 +67,75 @@ def test_an_upload_check_is_sent_to_the_sandboxed_queue(monkeypatch, code_store)
 
     bot_version_upload(bot=bot, filename="bot.py", data=GOOD_BOT)
 
-    assert sent == [{"queue": SANDBOXED_QUEUE}]
+    assert sent == [{"queue": SANDBOXED_QUEUE, "priority": FIRST_PRIORITY}]
+
+
+def _sends(monkeypatch) -> list[tuple[int, dict]]:
+    """The match tasks sent, ``(match id, options)``, instead of being played."""
+    sent: list[tuple[int, dict]] = []
+    monkeypatch.setattr(
+        "tournaments.tasks.tournament_match_play.apply_async",
+        lambda args, **options: sent.append((*args, options)),
+    )
+    return sent
+
+
+def _sent_for(sent: list[tuple[int, dict]], tournament: Tournament) -> list[dict]:
+    ids = set(TournamentMatch.objects.filter(tournament=tournament).values_list("match", flat=True))
+    return [options for match_id, options in sent if match_id in ids]
+
+
+@pytest.mark.django_db
+def test_every_kind_of_work_an_author_waits_for_is_sent_ahead_of_the_built_in_ladder_sets(
+    monkeypatch, settings, django_capture_on_commit_callbacks
+):
+    settings.BAIZE_LADDER_SETS_IN_FLIGHT = 1
+    sent = _sends(monkeypatch)
+    alice = User.objects.create_user("alice")
+    random, heuristic = builtin_bots_sync(game_id="snag")
+    filler = {"queue": DEFAULT_QUEUE, "priority": FILLER_PRIORITY}
+    author = {"queue": SANDBOXED_QUEUE, "priority": AUTHOR_PRIORITY}
+
+    with django_capture_on_commit_callbacks(execute=True):
+        assert ladder_tick() == 1  # the two built-in bots: the only set there is room for
+    ladder = Tournament.objects.get(game="snag", format="ladder")
+    assert _sent_for(sent, ladder) == [filler, filler]
+
+    candidate = _uploaded_version(alice)
+    baseline = BotVersion.objects.create(
+        bot=candidate.bot, number=2, content_hash="d" * 64, status="ready"
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        challenge = challenge_create(user=alice, version=candidate, opponent=random, sets=1)
+        test = version_test_create(
+            user=alice, candidate=candidate, baseline=baseline, parameters=SprtParameters()
+        )
+        organised = round_robin_create(
+            name="organised", game_id="snag", versions=[candidate, heuristic], seed=5
+        )
+        built_in_organised = round_robin_create(
+            name="built-ins", game_id="snag", versions=[random, heuristic], seed=6
+        )
+    assert _sent_for(sent, challenge) == [author] * 2
+    assert _sent_for(sent, test) == [author] * 4
+    assert (
+        _sent_for(sent, organised) == [{"queue": SANDBOXED_QUEUE, "priority": FIRST_PRIORITY}] * 2
+    )
+    assert (
+        _sent_for(sent, built_in_organised)
+        == [{"queue": DEFAULT_QUEUE, "priority": FIRST_PRIORITY}] * 2
+    )
+
+    # The ladder's set in flight ends; the next tick pairs the uploaded bot with a built-in.
+    play_all(ladder)
+    BotVersion.objects.filter(pk=baseline.pk).update(status="failed")
+    sent.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert ladder_tick() == 1
+    (pairing,) = ladder.pairings.order_by("-id")[:1]
+    assert candidate.pk in (pairing.first.version_id, pairing.second.version_id)
+    assert _sent_for(sent, ladder) == [author] * 2
+    assert AUTHOR_PRIORITY < FILLER_PRIORITY and FIRST_PRIORITY < FILLER_PRIORITY
 
 
 @pytest.mark.services
