@@ -25,7 +25,7 @@ from games.rules import Game, get_game
 
 from .code import BotCode, UploadLimits, UploadRejected, code_dir, read_upload, store_code
 from .models import Bot, BotVersion
-from .queues import SANDBOXED_QUEUE
+from .queues import FIRST_PRIORITY, SANDBOXED_QUEUE
 from .referee import Limits, MatchResult, referee_match
 from .runner import BotLauncher, BuiltinLauncher
 from .sandbox import SandboxUnsafe, current_sandbox, sandbox_limits
@@ -112,7 +112,9 @@ def _refuse_duplicate(bot: Bot, code: BotCode) -> None:
 def _enqueue_check(version_id: int) -> None:
     from .tasks import bot_version_check_task  # tasks import this module
 
-    bot_version_check_task.apply_async((version_id,), queue=SANDBOXED_QUEUE)
+    bot_version_check_task.apply_async(
+        (version_id,), queue=SANDBOXED_QUEUE, priority=FIRST_PRIORITY
+    )
 
 
 def version_code_dir(version: BotVersion) -> Path:

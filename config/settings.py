@@ -13,11 +13,16 @@ from urllib.parse import urlsplit, urlunsplit
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from .env import env_bool, env_float, env_int, env_list, env_str
+from bots.queues import PRIORITY_STEPS
+
+from .env import env_bool, env_choice, env_float, env_int, env_list, env_rate, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("BAIZE_VAR_DIR", str(BASE_DIR / "var")))
-VAR_DIR.mkdir(parents=True, exist_ok=True)
+try:
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+except OSError as error:
+    raise ImproperlyConfigured(f"BAIZE_VAR_DIR cannot be created: {error}") from None
 
 DEBUG = env_bool("DEBUG", False)
 SECRET_KEY = env_str("SECRET_KEY", "")
@@ -26,6 +31,9 @@ if not SECRET_KEY:
         raise ImproperlyConfigured("SECRET_KEY must be set unless DEBUG=1")
     SECRET_KEY = "insecure-debug-only-key"
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
+if not ALLOWED_HOSTS and not DEBUG:
+    # Django would answer every request with 400.
+    raise ImproperlyConfigured("ALLOWED_HOSTS must name at least one host unless DEBUG=1")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -77,11 +85,19 @@ TEMPLATES = [
     },
 ]
 
+
+def _database(url: str) -> dict[str, Any]:
+    try:
+        return dict(dj_database_url.parse(url, conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60)))
+    except (ValueError, KeyError) as error:
+        raise ImproperlyConfigured(
+            f"DATABASE_URL must be a database URL such as postgres://user@host:5432/baize "
+            f"or sqlite:///path, got {url!r} ({error})"
+        ) from None
+
+
 DATABASES = {
-    "default": dj_database_url.parse(
-        env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'baize.sqlite3'}"),
-        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
-    )
+    "default": _database(env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'baize.sqlite3'}"))
 }
 if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3" and env_str(
     "DATABASE_TEST_NAME", ""
@@ -132,6 +148,11 @@ SPECTACULAR_SETTINGS = {
 }
 
 _BROKER_URL = env_str("CELERY_BROKER_URL", "")
+if _BROKER_URL and urlsplit(_BROKER_URL).scheme not in ("redis", "rediss"):
+    # The queues' order and priorities (bots.queues) are built on Redis's lists.
+    raise ImproperlyConfigured(
+        f"CELERY_BROKER_URL must be a redis:// or rediss:// URL, got {_BROKER_URL!r}"
+    )
 CELERY_BROKER_URL = _BROKER_URL or "memory://"
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", "") or None
 # No broker configured: run every task in-process, so the embedded default needs no services.
@@ -143,12 +164,13 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600),
-    # Priorities 0 (taken first) to 9 on Redis: organised tournaments' matches go at 0, the
-    # ladder's, challenges' and version tests' at 6 (tournaments.scheduling.match_priority).
-    "priority_steps": list(range(10)),
+    "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=1),
+    # Each priority of each queue is a list of its own, 0 taken first; within one priority
+    # the queues take turns, so the ladder's built-in filler (priority 9) never holds back
+    # what authors wait for (bots.queues: the order and its guarantee).
+    "priority_steps": PRIORITY_STEPS,
     "sep": ":",
-    "queue_order_strategy": "priority",
+    "queue_order_strategy": "round_robin",
 }
 
 
@@ -184,11 +206,12 @@ BAIZE_BOT_START_TIMEOUT = env_float("BAIZE_BOT_START_TIMEOUT", 5.0, minimum=0.1)
 #: Pin each match (runner and its bots) to one CPU: the largest latency gain measured here.
 BAIZE_PIN_MATCHES = env_bool("BAIZE_PIN_MATCHES", True)
 
+_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
+    "root": {"handlers": ["console"], "level": env_choice("LOG_LEVEL", "WARNING", _LOG_LEVELS)},
     # kombu warns that the in-memory broker of the eager default has no host name.
     "loggers": {"kombu.connection": {"level": "ERROR"}},
 }
@@ -198,7 +221,11 @@ LOGGING = {
 # a pending match whose message was lost (Redis restarted, PostgreSQL down when it was
 # taken) is sent again within redispatch + tick. The defaults keep both under three minutes.
 #: Seconds between two ticks: start due tournaments, next rounds, replace dead matches.
-BAIZE_TICK_SECONDS = env_float("BAIZE_TICK_SECONDS", 10.0, minimum=0.5)
+#: Whole seconds: django-celery-beat stores an interval as an integer, so 0.5 would become
+#: 0 and beat would send ticks without pause.
+BAIZE_TICK_SECONDS = env_int(
+    "BAIZE_TICK_SECONDS", 10, minimum=1, why="the beat schedule counts whole seconds"
+)
 #: Seconds a worker's claim on a running match lasts; its runner renews it every third of that.
 BAIZE_MATCH_LEASE_SECONDS = env_int("BAIZE_MATCH_LEASE_SECONDS", 60, minimum=2)
 #: Seconds after which a match still pending is sent again (its message may have died).
@@ -250,9 +277,9 @@ REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"] = [
 #: default), a client is its connection's address, and a forged header gains nothing.
 REST_FRAMEWORK["NUM_PROXIES"] = env_int("BAIZE_TRUSTED_PROXIES", 0)
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
-    "sign_up": env_str("BAIZE_SIGN_UP_RATE", "10/hour"),
-    "token": env_str("BAIZE_TOKEN_RATE", "30/hour"),
-    "upload": env_str("BAIZE_UPLOAD_RATE", "30/hour"),
+    "sign_up": env_rate("BAIZE_SIGN_UP_RATE", "10/hour"),
+    "token": env_rate("BAIZE_TOKEN_RATE", "30/hour"),
+    "upload": env_rate("BAIZE_UPLOAD_RATE", "30/hour"),
 }
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -271,8 +298,20 @@ BAIZE_UPLOAD_MAX_FILES = env_int("BAIZE_UPLOAD_MAX_FILES", 100, minimum=1)
 BAIZE_SANDBOX_DIR = Path(env_str("BAIZE_SANDBOX_DIR", str(VAR_DIR / "sandbox")))
 #: The interpreter of sandboxed bots: outside any home folder, so the slot uids can run it.
 BAIZE_SANDBOX_PYTHON = env_str("BAIZE_SANDBOX_PYTHON", "/usr/bin/python3")
+if not Path(BAIZE_SANDBOX_PYTHON).is_absolute():
+    # The sandbox binds the interpreter by its path; it has no PATH to search.
+    raise ImproperlyConfigured(
+        f"BAIZE_SANDBOX_PYTHON must be an absolute path, got {BAIZE_SANDBOX_PYTHON!r}"
+    )
 BAIZE_SANDBOX_UID_BASE = env_int("BAIZE_SANDBOX_UID_BASE", 2_000_000, minimum=65536)
 BAIZE_SANDBOX_SLOTS = env_int("BAIZE_SANDBOX_SLOTS", 64, minimum=2)
+#: The largest uid Linux gives out: (uid_t)-1 means "no uid".
+_LARGEST_UID = 2**32 - 2
+if BAIZE_SANDBOX_UID_BASE + BAIZE_SANDBOX_SLOTS - 1 > _LARGEST_UID:
+    raise ImproperlyConfigured(
+        f"BAIZE_SANDBOX_UID_BASE + BAIZE_SANDBOX_SLOTS must stay within Linux's uids "
+        f"(up to {_LARGEST_UID + 1}), got {BAIZE_SANDBOX_UID_BASE} + {BAIZE_SANDBOX_SLOTS}"
+    )
 #: Defaults of bots.sandbox.SandboxLimits; a tournament may override each.
 BAIZE_SANDBOX_LIMITS = {
     "memory_bytes": env_int("BAIZE_SANDBOX_MEMORY_MB", 512, minimum=64) << 20,

@@ -28,10 +28,13 @@ from .redaction import Lens, visible_events, visible_steps
 from .visibility import MatchAccess
 
 
+def match_runs_uploaded_code(*, match_id: int) -> bool:
+    return MatchSeat.objects.filter(match_id=match_id, version__builtin="").exists()
+
+
 def match_queue(*, match_id: int) -> str:
     """The Celery queue of a match: the sandboxed one when any seat holds uploaded code."""
-    uploaded = MatchSeat.objects.filter(match_id=match_id, version__builtin="").exists()
-    return queue_for(runs_uploaded_code=uploaded)
+    return queue_for(runs_uploaded_code=match_runs_uploaded_code(match_id=match_id))
 
 
 def match_list(*, owner: User | None) -> QuerySet[Match]:

@@ -26,8 +26,9 @@ from django.db.models import F
 from django.utils import timezone
 
 from bots.models import BotVersion
+from bots.queues import AUTHOR_PRIORITY, FILLER_PRIORITY, FIRST_PRIORITY, queue_for
 from matches.models import Match
-from matches.selectors import match_queue
+from matches.selectors import match_runs_uploaded_code
 from matches.services import (
     match_create,
     match_replacement_create,
@@ -72,28 +73,29 @@ def tournament_matches_enqueue(
 
 
 def tournament_match_send(*, match_id: int) -> None:
-    """One match's task, on the queue its bots need (``bots.queues``), a tournament's
-    ahead of the ladder's, challenges' and tests' (``MATCH_PRIORITY``)."""
+    """One match's task, on the queue its bots need and at the priority of its kind of work
+    (``bots.queues``)."""
     from .tasks import tournament_match_play  # the tasks module imports this one
 
     format = TournamentMatch.objects.values_list("tournament__format", flat=True).get(
         match_id=match_id
     )
+    uploaded = match_runs_uploaded_code(match_id=match_id)
     tournament_match_play.apply_async(
         (match_id,),
-        queue=match_queue(match_id=match_id),
-        priority=match_priority(Format(format)),
+        queue=queue_for(runs_uploaded_code=uploaded),
+        priority=match_priority(Format(format), runs_uploaded_code=uploaded),
     )
 
 
-#: Celery priorities on Redis (``CELERY_BROKER_TRANSPORT_OPTIONS``): 0 is taken first.
-TOURNAMENT_PRIORITY = 0
-AUTHOR_PRIORITY = 6
-
-
-def match_priority(tournament_format: Format) -> int:
-    """A match of an organised tournament goes ahead of the ladder's and the authors' own."""
-    return TOURNAMENT_PRIORITY if tournament_format.is_organised else AUTHOR_PRIORITY
+def match_priority(tournament_format: Format, *, runs_uploaded_code: bool) -> int:
+    """An organised tournament's match goes first; the ladder's between built-in bots last,
+    behind everything an author waits for (``bots.queues``)."""
+    if tournament_format.is_organised:
+        return FIRST_PRIORITY
+    if tournament_format == Format.LADDER and not runs_uploaded_code:
+        return FILLER_PRIORITY
+    return AUTHOR_PRIORITY
 
 
 def ladder_pairings_add(*, tournament_id: int, pairs: Sequence[tuple[int, int]]) -> list[int]:

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import importlib.util
+from typing import Any
+
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_float, env_int, env_list
+import config
+from config.env import env_bool, env_choice, env_float, env_int, env_list, env_rate
+
+SETTINGS_FILE = f"{config.__path__[0]}/settings.py"
 
 
 def test_unset_variables_give_their_defaults(monkeypatch):
@@ -28,9 +34,12 @@ def test_set_variables_are_parsed(monkeypatch):
 @pytest.mark.parametrize(
     ("reader", "default", "raw", "message"),
     [
-        (env_int, 1, "seven", "must be an integer"),
+        (env_int, 1, "seven", "must be a whole number"),
+        (env_int, 1, "0.5", "must be a whole number"),
         (env_int, 1, "-1", "must be at least 0"),
-        (env_float, 1.0, "fast", "must be a number"),
+        (env_float, 1.0, "fast", "must be a finite number"),
+        (env_float, 1.0, "nan", "must be a finite number"),
+        (env_float, 1.0, "inf", "must be a finite number"),
         (env_bool, True, "maybe", "must be a boolean"),
     ],
 )
@@ -38,3 +47,80 @@ def test_bad_values_name_the_variable_and_the_problem(monkeypatch, reader, defau
     monkeypatch.setenv("BAIZE_X", raw)
     with pytest.raises(ImproperlyConfigured, match=f"BAIZE_X {message}"):
         reader("BAIZE_X", default)
+
+
+def test_a_choice_and_a_rate_are_read_and_checked(monkeypatch):
+    monkeypatch.setenv("BAIZE_X", "info")
+    assert env_choice("BAIZE_X", "WARNING", ("INFO", "WARNING")) == "INFO"
+    monkeypatch.setenv("BAIZE_X", "loud")
+    with pytest.raises(ImproperlyConfigured, match="BAIZE_X must be one of INFO, WARNING"):
+        env_choice("BAIZE_X", "WARNING", ("INFO", "WARNING"))
+    monkeypatch.setenv("BAIZE_X", "5/minute")
+    assert env_rate("BAIZE_X", "1/day") == "5/minute"
+    monkeypatch.setenv("BAIZE_X", "5 per minute")
+    with pytest.raises(ImproperlyConfigured, match="BAIZE_X must be requests per second"):
+        env_rate("BAIZE_X", "1/day")
+
+
+def _settings_module() -> dict[str, Any]:
+    """The settings module run afresh, as a process reads it at start (under another name:
+    the settings Django already holds stay as they are)."""
+    spec = importlib.util.spec_from_file_location("config.settings_at_start", SETTINGS_FILE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return vars(module)
+
+
+def test_the_settings_of_the_test_environment_load():
+    loaded = _settings_module()
+    assert loaded["BAIZE_TICK_SECONDS"] >= 1
+    assert loaded["CELERY_BEAT_SCHEDULE"]["ladder-tick"]["schedule"] == loaded["BAIZE_TICK_SECONDS"]
+
+
+def test_a_tick_of_whole_seconds_is_accepted(monkeypatch):
+    monkeypatch.setenv("BAIZE_TICK_SECONDS", "2")
+    schedule = _settings_module()["CELERY_BEAT_SCHEDULE"]
+    assert {entry["schedule"] for entry in schedule.values()} == {2}
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "message"),
+    [
+        ("BAIZE_TICK_SECONDS", "0.5", "whole number.*the beat schedule counts whole seconds"),
+        ("BAIZE_TICK_SECONDS", "0", "must be at least 1"),
+        ("BAIZE_TICK_SECONDS", "1.5", "whole number"),
+        ("BAIZE_MATCH_LEASE_SECONDS", "1", "must be at least 2"),
+        ("BAIZE_MATCH_REDISPATCH_SECONDS", "0", "must be at least 1"),
+        ("BAIZE_MATCH_ATTEMPTS", "0", "must be at least 1"),
+        ("BAIZE_DECISION_TIMEOUT", "0", "must be at least 0.01"),
+        ("BAIZE_DECISION_TIMEOUT", "nan", "must be a finite number"),
+        ("BAIZE_BOT_START_TIMEOUT", "inf", "must be a finite number"),
+        ("BAIZE_TIME_BANK_SECONDS", "-1", "must be at least 0"),
+        ("CELERY_VISIBILITY_TIMEOUT", "0", "must be at least 1"),
+        ("CELERY_BROKER_URL", "amqp://guest@localhost//", "must be a redis:// or rediss:// URL"),
+        ("DATABASE_URL", "postgres//nowhere", "must be a database URL"),
+        ("DATABASE_CONN_MAX_AGE", "-1", "must be at least 0"),
+        ("ALLOWED_HOSTS", " , ", "must name at least one host"),
+        ("LOG_LEVEL", "loud", "must be one of DEBUG, INFO, WARNING"),
+        ("BAIZE_CACHE", "memcached://x", "must be locmem, db or a redis:// URL"),
+        ("BAIZE_SIGN_UP_RATE", "ten an hour", "must be requests per"),
+        ("BAIZE_TOKEN_RATE", "30/fortnight", "must be requests per"),
+        ("BAIZE_UPLOAD_RATE", "/hour", "must be requests per"),
+        ("BAIZE_PIN_MATCHES", "maybe", "must be a boolean"),
+        ("BAIZE_SANDBOX_PYTHON", "python3", "must be an absolute path"),
+        ("BAIZE_SANDBOX_UID_BASE", str(2**32 - 10), "must stay within Linux's uids"),
+        ("BAIZE_SANDBOX_SLOTS", "1", "must be at least 2"),
+        ("BAIZE_SANDBOX_MEMORY_MB", "32", "must be at least 64"),
+        ("BAIZE_UPLOAD_MAX_BYTES", "100", "must be at least 1024"),
+        ("BAIZE_LADDER_SETS_IN_FLIGHT", "-1", "must be at least 0"),
+        ("BAIZE_LADDER_PAIR_CAP", "0", "must be at least 1"),
+        ("BAIZE_AUTHOR_SETS_PER_DAY", "0", "must be at least 1"),
+        ("BAIZE_TRUSTED_PROXIES", "two", "must be a whole number"),
+    ],
+)
+def test_a_setting_the_service_cannot_honour_stops_it_at_start(
+    monkeypatch, variable, value, message
+):
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(ImproperlyConfigured, match=f"{variable}.*{message}|{message}"):
+        _settings_module()
