@@ -52,7 +52,14 @@ def test_the_rules_engines_import_only_the_standard_library():
 
 @pytest.mark.parametrize(
     "module",
-    ["games/replay.py", "games/events.py", "tournaments/formats.py", "tournaments/standings.py"],
+    [
+        "games/replay.py",
+        "games/events.py",
+        "games/confidence.py",
+        "tournaments/formats.py",
+        "tournaments/standings.py",
+        "tournaments/sprt.py",
+    ],
 )
 def test_the_pure_cores_import_no_django(module):
     names = imported_modules(ROOT / module)
