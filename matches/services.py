@@ -22,6 +22,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Exists, QuerySet
 from django.utils import timezone
 
 from bots.models import BotVersion
@@ -80,15 +81,21 @@ def match_replacement_create(*, match: Match) -> Match:
 
 def match_claim(*, match_id: int, worker: str) -> bool:
     """Move a pending match to running under ``worker``'s lease; False if it was not pending."""
+    return _claim(match_id, worker) is not None
+
+
+def _claim(match_id: int, worker: str) -> dict[str, Any] | None:
+    """The fields a claim gave the match's row, or None if it was not pending."""
     now = timezone.now()
+    fields = {
+        "status": Match.Status.RUNNING,
+        "claimed_by": worker,
+        "started_at": now,
+        "lease_expires_at": now + timedelta(seconds=settings.BAIZE_MATCH_LEASE_SECONDS),
+    }
     # Conditional update: of two deliveries of one task, exactly one moves it out of pending.
-    claimed = Match.objects.filter(id=match_id, status=Match.Status.PENDING).update(
-        status=Match.Status.RUNNING,
-        claimed_by=worker,
-        started_at=now,
-        lease_expires_at=now + timedelta(seconds=settings.BAIZE_MATCH_LEASE_SECONDS),
-    )
-    return claimed == 1
+    claimed = Match.objects.filter(id=match_id, status=Match.Status.PENDING).update(**fields)
+    return fields if claimed == 1 else None
 
 
 def match_fail(*, match_id: int, statuses: Sequence[str] = (Match.Status.RUNNING,)) -> bool:
@@ -126,7 +133,7 @@ def match_finish(
     writer's claim. Returns the events stored now.
     """
     batch = _checked_batch(events)
-    if log_end is not None:
+    if log_end is not None and batch and batch[0].seq == log_end.next_seq:
         try:
             return _finish(match, batch, result, log_end)
         except (IntegrityError, _LogEndMoved):
@@ -138,17 +145,36 @@ def _finish(
     match: Match, batch: list[NewEvent], result: Mapping[str, Any], log_end: LogEnd | None
 ) -> list[EventRecord]:
     with transaction.atomic():
-        # Conditional update: a match the tick declared dead meanwhile gets no result.
-        finished = Match.objects.filter(
+        # Conditional update: a match the tick declared dead meanwhile gets no result. With
+        # ``log_end`` it also checks that the log ends there, in the same statement.
+        running = Match.objects.filter(
             id=match.pk, status=Match.Status.RUNNING, claimed_by=match.claimed_by
-        ).update(**_result_fields(result), finished_at=timezone.now(), lease_expires_at=None)
+        )
+        if log_end is not None and log_end.next_seq > 0:
+            running = running.filter(Exists(_last_event(match.pk, log_end)))
+        finished = running.update(
+            **_result_fields(result), finished_at=timezone.now(), lease_expires_at=None
+        )
+        if finished != 1 and log_end is not None:
+            raise _LogEndMoved(f"match {match.pk}: not running here, or its log moved")
         if finished != 1:
             raise MatchLeaseLost(f"match {match.pk} is no longer running under this writer")
         if not batch:
             return []
         if log_end is None:
             return _append(match, batch)
-        return _append_at(match.pk, batch, log_end)
+        records = chain_events(
+            ((event.seq, event.type, event.payload) for event in batch), log_end.last_hash
+        )
+        _insert_events(match.pk, records)
+        return records
+
+
+def _last_event(match_id: int, log_end: LogEnd) -> QuerySet[MatchEvent]:
+    """The event a log that ends at ``log_end`` ends with (none if the log ends elsewhere)."""
+    return MatchEvent.objects.filter(
+        match_id=match_id, seq=log_end.next_seq - 1, hash=log_end.last_hash
+    )
 
 
 def _result_fields(result: Mapping[str, Any]) -> dict[str, Any]:
@@ -355,7 +381,7 @@ def _copy_rows(rows: list[tuple]) -> None:
 
 
 def _log_ends_at(match_id: int, seq: int, hash: str) -> bool:
-    return MatchEvent.objects.filter(match_id=match_id, seq=seq, hash=hash).exists()
+    return _last_event(match_id, LogEnd(seq + 1, hash)).exists()
 
 
 def _insert_sql(rows: int) -> str:
@@ -474,6 +500,7 @@ class MatchEventWriter:
         flush_seconds: float = 1.0,
         next_seq: int = 0,
         lease_seconds: float | None = None,
+        log_end: LogEnd | None = None,
     ) -> None:
         if flush_every < 1:
             raise ValueError(f"flush_every must be at least 1, got {flush_every!r}")
@@ -482,8 +509,8 @@ class MatchEventWriter:
         self.flush_seconds = flush_seconds
         self._batch_started = math.inf
         self.next_seq = next_seq
-        # Where this writer's appends left the log: known from the start only for a new log.
-        self._log_end: LogEnd | None = EMPTY_LOG if next_seq == 0 else None
+        # Where the log ends, if known: a new log's end is, another's only if given.
+        self._log_end = log_end if log_end is not None or next_seq else EMPTY_LOG
         self._pending: list[NewEvent] = []
         self._lease_seconds = lease_seconds
         self._renew_at = monotonic() + lease_seconds / 3 if lease_seconds else math.inf
@@ -568,19 +595,29 @@ def match_event_writer(
     """
     started = match_started_payload(match=match, players=players)
     if claim_for is None:
-        return _writer(match, flush_every, started)
+        writer = MatchEventWriter(match, flush_every=flush_every, lease_seconds=_lease(match))
+        writer.emit(EventType.MATCH_STARTED, started)
+        return writer
     with transaction.atomic():
-        if not match_claim(match_id=match.pk, worker=claim_for):
+        claimed = _claim(match.pk, claim_for)
+        if claimed is None:
             raise MatchNotPending(f"match {match.pk} is not pending")
-        match.refresh_from_db()
-        return _writer(match, flush_every, started)
+        # A pending match's log is empty: its first event goes straight in.
+        records = chain_events([(0, EventType.MATCH_STARTED, started)])
+        _insert_events(match.pk, records)
+    for name, value in claimed.items():
+        setattr(match, name, value)
+    return MatchEventWriter(
+        match,
+        flush_every=flush_every,
+        next_seq=1,
+        lease_seconds=_lease(match),
+        log_end=LogEnd.after(records),
+    )
 
 
-def _writer(match: Match, flush_every: int, started: dict[str, Any]) -> MatchEventWriter:
-    lease_seconds = settings.BAIZE_MATCH_LEASE_SECONDS if match.claimed_by else None
-    writer = MatchEventWriter(match, flush_every=flush_every, lease_seconds=lease_seconds)
-    writer.emit(EventType.MATCH_STARTED, started)
-    return writer
+def _lease(match: Match) -> float | None:
+    return settings.BAIZE_MATCH_LEASE_SECONDS if match.claimed_by else None
 
 
 class MatchNotPending(Exception):
