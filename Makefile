@@ -49,9 +49,12 @@ sandbox-deps:
 test: $(STAMP) browser-deps sandbox-deps
 	$(PY) -m pytest
 
+# The event log's PostgreSQL rows run on this server, in a scratch database (docs/bench.md).
+BENCH_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/postgres
+
 bench: $(STAMP) load-deps sandbox-deps
 	$(LOCAL) $(PY) manage.py migrate --no-input -v 0
-	$(LOCAL) $(PY) manage.py bench
+	$(LOCAL) BENCH_POSTGRES_URL=$(BENCH_POSTGRES_URL) $(PY) manage.py bench
 
 strength: $(STAMP)
 	$(LOCAL) $(PY) manage.py bot_strength

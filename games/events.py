@@ -131,6 +131,53 @@ def event_hash(prev_hash: str, seq: int, type: str, payload: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def stored_payload_json(payload: Any) -> str:
+    """The canonical JSON a payload is stored as: the two shapes nearly every event has, packed.
+
+    A decision ``{"seat": 0, "action": {"play": "7H"}, "think_us": 812}`` is stored as
+    ``[0,"play","7H",812]`` and a shuffle ``{"k": 3, "order": ["2S", "3S", ...]}`` as
+    ``[3,"2S3S..."]``, without their keys: that is half a decision's bytes. Every other
+    payload is stored as it is. A payload is always a JSON object, so a stored array is always
+    a packed one; ``stored_payload`` gives the object back exactly. Hashes are computed over
+    the payload, never over its stored form.
+    """
+    if payload.__class__ is dict and len(payload) == 3:
+        seat, action, think_us = payload.get("seat"), payload.get("action"), payload.get("think_us")
+        if (
+            seat.__class__ is int
+            and think_us.__class__ is int
+            and action.__class__ is dict
+            and len(action) == 1
+        ):
+            for kind, value in action.items():
+                if kind.__class__ is str and value.__class__ is str:
+                    return f"[{seat},{_encode_string(kind)},{_encode_string(value)},{think_us}]"
+    elif payload.__class__ is dict and len(payload) == 2:
+        k, order = payload.get("k"), payload.get("order")
+        if (
+            k.__class__ is int
+            and order.__class__ is list
+            and all(card.__class__ is str and len(card) == 2 for card in order)
+        ):
+            return f"[{k},{_encode_string(''.join(order))}]"
+    return _encode(payload)
+
+
+def stored_payload(stored: Any) -> Any:
+    """The payload stored as ``stored`` (its JSON read back), unpacked: ``stored_payload_json``
+    in reverse. Logs stored before payloads were packed hold plain objects, given as they are.
+    """
+    if stored.__class__ is not list:
+        return stored
+    if len(stored) == 4:
+        seat, kind, value, think_us = stored
+        return {"seat": seat, "action": {kind: value}, "think_us": think_us}
+    if len(stored) == 2:
+        k, cards = stored
+        return {"k": k, "order": [cards[i : i + 2] for i in range(0, len(cards), 2)]}
+    raise ValueError(f"not a stored payload: {stored!r}")
+
+
 def chain_events(
     events: Iterable[tuple[int, str, Any]], prev_hash: str = GENESIS_HASH
 ) -> list[EventRecord]:

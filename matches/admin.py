@@ -1,4 +1,8 @@
-"""Read-only admin pages: matches, their events, seats and stderr are written by services only."""
+"""Read-only admin pages: matches, seats and stderr are written by services only.
+
+A match's events have no admin page of their own: keyed by ``(match, seq)``, they cannot
+have one; a match's page counts them and links to its log in the API.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +10,12 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.db.models.functions import Length
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
 
 from bots.admin import ReadOnlyAdmin
 
-from .models import Match, MatchEvent, MatchSeat, SeatStderr
+from .models import Match, MatchSeat, SeatStderr
 
 
 @admin.register(Match)
@@ -17,15 +23,12 @@ class MatchAdmin(ReadOnlyAdmin):
     list_display = ["id", "game", "rules_version", "seed", "status", "winner", "result_reason"]
     list_filter = ["status", "game", "result_reason"]
     date_hierarchy = "created_at"
+    readonly_fields = ["event_log"]
 
-
-@admin.register(MatchEvent)
-class MatchEventAdmin(ReadOnlyAdmin):
-    list_display = ["match", "seq", "type", "created_at"]
-    list_filter = ["type"]
-    list_select_related = ["match"]
-    search_fields = ["=match__id"]
-    show_full_result_count = False
+    @admin.display(description="event log")
+    def event_log(self, match: Match) -> str:
+        url = reverse("match-events", kwargs={"pk": match.pk})
+        return format_html('<a href="{}">{} events</a>', url, match.events.count())
 
 
 @admin.register(MatchSeat)

@@ -6,13 +6,18 @@ import random
 import time
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 
+from bots.benchmarks import MatchBots, benchmark_players
+from bots.referee import Limits, referee_match
+from bots.runner import pinned_to_cpu
 from games.benchmarks import random_match_events
+from games.events import canonical_json
+from games.rules import get_game
 
 from . import services
-from .models import Match
-from .services import MatchEventWriter, match_create
+from .models import Match, MatchEvent
+from .services import MatchEventWriter, match_create, match_event_writer
 
 
 def append_events_per_second(
@@ -48,3 +53,59 @@ def _timed_append(log: list[tuple[str, Any]], seed: int, flush_every: int) -> fl
         for type, payload in log:
             writer.emit(type, payload)
     return len(log) / (time.perf_counter() - started)
+
+
+#: The seats of the stored benchmark matches, as ``match_started`` names them.
+_BENCH_PLAYERS = [
+    {"seat": seat, "bot": "bench/random", "version_id": None, "content_hash": ""} for seat in (0, 1)
+]
+
+
+def stored_snag_matches_per_second(*, matches: int, cpu: int | None = None) -> float:
+    """Snag matches per second played as ``bots.benchmarks``' in-process row plays them (the
+    referee, random against random, seeds 0, 1, 2, ...), each stored as ``match_play``
+    stores it: claimed with its first event, logged through the writer, finished with its
+    result.
+
+    The matches are created before the clock starts, as a tournament's schedule creates
+    them; they stay in the (append-only) log, so measure in a scratch database.
+    """
+    game = get_game("snag")
+    pending = [match_create(game_id="snag", seed=seed) for seed in range(matches)]
+    with pinned_to_cpu(cpu):
+        started = time.perf_counter()
+        for match in pending:
+            players = benchmark_players(MatchBots.IN_PROCESS, match.seed)
+            writer = match_event_writer(match=match, players=_BENCH_PLAYERS, claim_for="bench")
+            with writer:
+                referee_match(
+                    game,
+                    game.new_match(match.seed),
+                    players,
+                    limits=Limits(),
+                    emit=writer.emit,
+                    on_idle=writer.idle,
+                )
+        return matches / (time.perf_counter() - started)
+
+
+def event_log_bytes_per_match() -> dict[str, float]:
+    """On PostgreSQL, the events table with its indexes (and TOAST) in bytes per finished
+    match, beside the bytes of what the logs hold: each event's canonical JSON
+    (``{"seq", "type", "payload"}``, as hashed) and its 32-byte digest.
+
+    Every match in the database must be finished: measure in a scratch database.
+    """
+    table = MatchEvent._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_total_relation_size(%s)", [table])
+        (on_disk,) = cursor.fetchone()
+    finished = Match.objects.filter(status=Match.Status.FINISHED).count()
+    if finished != Match.objects.count() or not finished:
+        raise ValueError("measure the log's bytes in a database of finished matches only")
+    rows = MatchEvent.objects.values_list("seq", "type", "payload").iterator(chunk_size=2000)
+    content = sum(
+        len(canonical_json({"seq": seq, "type": type, "payload": payload}).encode()) + 32
+        for seq, type, payload in rows
+    )
+    return {"bytes_per_match": on_disk / finished, "content_per_match": content / finished}

@@ -4,18 +4,30 @@ A match's events are its history: the rows are inserted once and never changed o
 The model refuses it here, and on PostgreSQL a trigger refuses it in the database too
 (``games`` migration 0002, which created the table). The tables keep the names they had
 when these models lived in the ``games`` and ``bots`` apps.
+
+An event row is kept small (``matches`` migration 0002): its key is ``(match, seq)`` with no
+other index, its hash is the digest's 32 bytes, its payload the packed canonical JSON of
+``games.events.stored_payload_json``; the model reads and writes hex hashes and whole
+payloads all the same.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
-from django.utils import timezone
+from django.db.models.fields.json import KeyTransform
 
 from bots.models import BotVersion
-from games.events import EventImmutable, EventType, ResultReason
+from games.events import (
+    EventImmutable,
+    EventType,
+    ResultReason,
+    stored_payload,
+    stored_payload_json,
+)
 from games.rules.decks import MAX_SEED
 
 
@@ -79,26 +91,64 @@ class MatchEventQuerySet(models.QuerySet):
         return super().bulk_create(objs, *args, **kwargs)
 
 
+class DigestField(models.BinaryField):
+    """A SHA-256 digest stored as its 32 bytes, read and written as its 64 hex digits."""
+
+    def from_db_value(self, value: Any, expression: Any, connection: Any) -> str | None:
+        return None if value is None else bytes(value).hex()
+
+    def to_python(self, value: Any) -> Any:
+        return value
+
+    def get_prep_value(self, value: Any) -> Any:
+        return bytes.fromhex(value) if isinstance(value, str) else value
+
+
+class EventPayloadField(models.JSONField):
+    """An event's payload, stored packed (``games.events.stored_payload_json``) as ``json``
+    on PostgreSQL, which keeps the text as given, where ``jsonb`` would take a third more.
+
+    Key lookups (``payload__seat``) work on payloads stored as objects: every type but
+    ``decision`` and ``shuffle``, and the events of logs stored before the packing.
+    """
+
+    def db_type(self, connection: Any) -> str | None:
+        return "json" if connection.vendor == "postgresql" else super().db_type(connection)
+
+    def get_db_prep_value(self, value: Any, connection: Any, prepared: bool = False) -> Any:
+        return None if value is None else stored_payload_json(value)
+
+    def from_db_value(self, value: Any, expression: Any, connection: Any) -> Any:
+        if value is None:
+            return None
+        if isinstance(expression, KeyTransform):
+            # psycopg reads json values itself; SQLite gives SQL values or JSON text.
+            if connection.vendor == "postgresql":
+                return value
+            return super().from_db_value(value, expression, connection)
+        return stored_payload(json.loads(value) if isinstance(value, str) else value)
+
+
 class MatchEvent(models.Model):
     """One event of a match's log; ``hash`` chains it to the event before (``games.events``)."""
 
     Type = models.TextChoices("Type", [(kind.name, kind.value) for kind in EventType])
 
-    match = models.ForeignKey(Match, on_delete=models.PROTECT, related_name="events")
+    pk = models.CompositePrimaryKey("match_id", "seq")
+    # No index of its own: the key (match, seq) starts with it.
+    match = models.ForeignKey(
+        Match, on_delete=models.PROTECT, related_name="events", db_index=False
+    )
     seq = models.PositiveIntegerField()
     type = models.CharField(max_length=32, choices=Type.choices)
-    payload = models.JSONField()
-    hash = models.CharField(max_length=64)
-    created_at = models.DateTimeField(default=timezone.now)
+    payload = EventPayloadField()
+    hash = DigestField()
 
     objects = MatchEventQuerySet.as_manager()
 
     class Meta:
         db_table = "games_matchevent"
         ordering = ["match", "seq"]
-        constraints = [
-            models.UniqueConstraint(fields=["match", "seq"], name="match_event_unique_seq")
-        ]
 
     def __str__(self) -> str:
         return f"match {self.match_id} #{self.seq} {self.type}"

@@ -20,7 +20,7 @@ from games.rules import get_game
 
 from . import services
 from .models import Match, MatchSeat
-from .services import MatchLeaseLost, match_event_writer
+from .services import MatchEventWriter, MatchLeaseLost, MatchNotPending, match_event_writer
 
 
 def match_play(
@@ -38,10 +38,17 @@ def match_play(
     and sandbox limits (``SandboxLimits`` fields) default to the settings; a tournament may
     override them.
     """
-    if not services.match_claim(match_id=match_id, worker=_worker_identity()):
+    match = Match.objects.filter(id=match_id, status=Match.Status.PENDING).first()
+    if match is None:
         return None
-    match = Match.objects.get(id=match_id)
     seats = list(match.seats.select_related("version__bot").order_by("seat"))
+    try:
+        # The claim and the log's first event, in one commit.
+        writer = match_event_writer(
+            match=match, players=[_player(seat) for seat in seats], claim_for=_worker_identity()
+        )
+    except MatchNotPending:
+        return None
     try:
         limits = Limits(
             decision_seconds=decision_seconds or settings.BAIZE_DECISION_TIMEOUT,
@@ -51,7 +58,7 @@ def match_play(
             else time_bank_seconds,
         )
         launchers = [launcher_for(seat.version, **(sandbox_overrides or {})) for seat in seats]
-        result = _referee(match, seats, limits, launchers)
+        result = _referee(match, writer, limits, launchers)
     except MatchLeaseLost:
         # Its replacement is being played elsewhere; the referee has closed both bots.
         return None
@@ -69,10 +76,10 @@ def _worker_identity() -> str:
 
 
 def _referee(
-    match: Match, seats: list[MatchSeat], limits: Limits, launchers: list[BotLauncher]
+    match: Match, writer: MatchEventWriter, limits: Limits, launchers: list[BotLauncher]
 ) -> MatchResult:
     game = get_game(match.game)
-    with match_event_writer(match=match, players=[_player(seat) for seat in seats]) as writer:
+    with writer:
         return referee_match(
             game,
             game.new_match(match.seed, match.options),

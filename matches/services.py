@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from time import monotonic
@@ -21,6 +22,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Exists, QuerySet
 from django.utils import timezone
 
 from bots.models import BotVersion
@@ -32,6 +34,7 @@ from games.events import (
     EventType,
     canonical_json,
     chain_events,
+    stored_payload_json,
 )
 from games.rules import get_game
 
@@ -78,15 +81,21 @@ def match_replacement_create(*, match: Match) -> Match:
 
 def match_claim(*, match_id: int, worker: str) -> bool:
     """Move a pending match to running under ``worker``'s lease; False if it was not pending."""
+    return _claim(match_id, worker) is not None
+
+
+def _claim(match_id: int, worker: str) -> dict[str, Any] | None:
+    """The fields a claim gave the match's row, or None if it was not pending."""
     now = timezone.now()
+    fields = {
+        "status": Match.Status.RUNNING,
+        "claimed_by": worker,
+        "started_at": now,
+        "lease_expires_at": now + timedelta(seconds=settings.BAIZE_MATCH_LEASE_SECONDS),
+    }
     # Conditional update: of two deliveries of one task, exactly one moves it out of pending.
-    claimed = Match.objects.filter(id=match_id, status=Match.Status.PENDING).update(
-        status=Match.Status.RUNNING,
-        claimed_by=worker,
-        started_at=now,
-        lease_expires_at=now + timedelta(seconds=settings.BAIZE_MATCH_LEASE_SECONDS),
-    )
-    return claimed == 1
+    claimed = Match.objects.filter(id=match_id, status=Match.Status.PENDING).update(**fields)
+    return fields if claimed == 1 else None
 
 
 def match_fail(*, match_id: int, statuses: Sequence[str] = (Match.Status.RUNNING,)) -> bool:
@@ -110,22 +119,62 @@ def matches_fail_pending(*, match_ids: Iterable[int]) -> list[int]:
     return pending
 
 
-def match_finish(*, match: Match, events: Iterable[NewEvent], result: Mapping[str, Any]) -> None:
+def match_finish(
+    *,
+    match: Match,
+    events: Iterable[NewEvent],
+    result: Mapping[str, Any],
+    log_end: LogEnd | None = None,
+) -> list[EventRecord]:
     """Append the last events of a running match's log and record its result, in one commit.
 
-    ``result`` is the ``match_finished`` payload. ``MatchLeaseLost`` (and nothing stored) if
-    the match is no longer running under the writer's claim.
+    ``result`` is the ``match_finished`` payload; ``log_end`` as for ``match_events_append``.
+    ``MatchLeaseLost`` (and nothing stored) if the match is no longer running under the
+    writer's claim. Returns the events stored now.
     """
     batch = _checked_batch(events)
+    if log_end is not None and batch and batch[0].seq == log_end.next_seq:
+        try:
+            return _finish(match, batch, result, log_end)
+        except (IntegrityError, _LogEndMoved):
+            pass  # the log is not where the writer thought: settle it as any other writer
+    return _finish(match, batch, result, None)
+
+
+def _finish(
+    match: Match, batch: list[NewEvent], result: Mapping[str, Any], log_end: LogEnd | None
+) -> list[EventRecord]:
     with transaction.atomic():
-        # Conditional update: a match the tick declared dead meanwhile gets no result.
-        finished = Match.objects.filter(
+        # Conditional update: a match the tick declared dead meanwhile gets no result. With
+        # ``log_end`` it also checks that the log ends there, in the same statement.
+        running = Match.objects.filter(
             id=match.pk, status=Match.Status.RUNNING, claimed_by=match.claimed_by
-        ).update(**_result_fields(result), finished_at=timezone.now(), lease_expires_at=None)
+        )
+        if log_end is not None and log_end.next_seq > 0:
+            running = running.filter(Exists(_last_event(match.pk, log_end)))
+        finished = running.update(
+            **_result_fields(result), finished_at=timezone.now(), lease_expires_at=None
+        )
+        if finished != 1 and log_end is not None:
+            raise _LogEndMoved(f"match {match.pk}: not running here, or its log moved")
         if finished != 1:
             raise MatchLeaseLost(f"match {match.pk} is no longer running under this writer")
-        if batch:
-            _append(match, batch)
+        if not batch:
+            return []
+        if log_end is None:
+            return _append(match, batch)
+        records = chain_events(
+            ((event.seq, event.type, event.payload) for event in batch), log_end.last_hash
+        )
+        _insert_events(match.pk, records)
+        return records
+
+
+def _last_event(match_id: int, log_end: LogEnd) -> QuerySet[MatchEvent]:
+    """The event a log that ends at ``log_end`` ends with (none if the log ends elsewhere)."""
+    return MatchEvent.objects.filter(
+        match_id=match_id, seq=log_end.next_seq - 1, hash=log_end.last_hash
+    )
 
 
 def _result_fields(result: Mapping[str, Any]) -> dict[str, Any]:
@@ -158,17 +207,47 @@ def match_started_payload(*, match: Match, players: Sequence[Mapping[str, Any]])
     }
 
 
+@dataclass(frozen=True, slots=True)
+class LogEnd:
+    """Where a match's log ends, as its writer knows it: the next seq and the last hash."""
+
+    next_seq: int
+    last_hash: str
+
+    @classmethod
+    def after(cls, records: Sequence[EventRecord]) -> LogEnd:
+        return cls(records[-1].seq + 1, records[-1].hash)
+
+
+#: The end of a log that holds nothing yet.
+EMPTY_LOG = LogEnd(0, GENESIS_HASH)
+
+
 def match_events_append(
-    *, match: Match, events: Iterable[NewEvent | tuple[int, str, Any]]
+    *,
+    match: Match,
+    events: Iterable[NewEvent | tuple[int, str, Any]],
+    log_end: LogEnd | None = None,
 ) -> list[EventRecord]:
     """Append consecutive events to ``match``'s log in one transaction; return those stored now.
 
     ``EventSequenceGap`` if the batch does not continue the log; ``EventConflict`` if a seq
     is already stored with other content (then nothing of the batch is stored).
+
+    With ``log_end`` (where the caller's own appends left the log) a batch that starts there
+    is stored by one statement, which stores nothing unless the log's last event is the one
+    ``log_end`` names; anything else (another writer, a redelivered batch) is settled by
+    reading the log, as without it.
     """
     batch = _checked_batch(events)
     if not batch:
         return []
+    if log_end is not None and batch[0].seq == log_end.next_seq:
+        try:
+            with _one_write(len(batch)):
+                return _append_at(match.pk, batch, log_end)
+        except (IntegrityError, _LogEndMoved):
+            pass
     try:
         with transaction.atomic():
             return _append(match, batch)
@@ -177,6 +256,28 @@ def match_events_append(
         # its rows are committed, the second pass compares against them.
         with transaction.atomic():
             return _append(match, batch)
+
+
+class _LogEndMoved(Exception):
+    """The log does not end where the writer thought; nothing was stored."""
+
+
+def _one_write(rows: int) -> Any:
+    """No transaction for one statement in autocommit (it is one already): a savepoint
+    inside a caller's transaction, a transaction for several statements."""
+    if connection.in_atomic_block or (rows > _rows_per_insert() and not _copies(rows)):
+        return transaction.atomic()
+    return nullcontext()
+
+
+def _append_at(match_id: int, batch: list[NewEvent], log_end: LogEnd) -> list[EventRecord]:
+    records = chain_events(
+        ((event.seq, event.type, event.payload) for event in batch), log_end.last_hash
+    )
+    after = None if log_end.next_seq == 0 else (log_end.next_seq - 1, log_end.last_hash)
+    if not _insert_events(match_id, records, after=after):
+        raise _LogEndMoved(f"match {match_id}: the log does not end at seq {log_end.next_seq}")
+    return records
 
 
 def _checked_batch(events: Iterable[NewEvent | tuple[int, str, Any]]) -> list[NewEvent]:
@@ -209,28 +310,78 @@ def _append(match: Match, batch: list[NewEvent]) -> list[EventRecord]:
 
 
 #: The columns of an event row, in the order ``_insert_events`` gives them.
-_EVENT_COLUMNS = ("match_id", "seq", "type", "payload", "hash", "created_at")
-#: Rows per INSERT statement: well inside SQLite's limit on parameters per statement.
-_ROWS_PER_INSERT = 100
+_EVENT_COLUMNS = ("match_id", "seq", "type", "payload", "hash")
 
 
-def _insert_events(match_id: int, records: list[EventRecord]) -> None:
-    """Insert the rows with multi-row INSERTs of plain values: the ORM's ``bulk_create``
-    built a model and prepared six values per event, two thirds of the cost of appending.
+def _rows_per_insert() -> int:
+    """Rows per INSERT statement: within the database's limit on parameters per statement."""
+    limit = connection.features.max_query_params
+    return 1000 if limit is None else (limit - 3) // len(_EVENT_COLUMNS)
 
-    A plain INSERT, so the log's unique ``(match, seq)`` and append-only trigger hold as
-    for any other write; the payload goes through the JSON field's own adaptation.
+
+def _insert_events(
+    match_id: int, records: list[EventRecord], after: tuple[int, str] | None = None
+) -> bool:
+    """Insert the rows: with COPY on PostgreSQL for a large batch, else with multi-row INSERTs
+    of plain values. False if nothing was stored.
+
+    With ``after`` (a seq and its hash) the rows are stored only if that event is stored with
+    that hash: the last one of the log, for a writer that knows where its log ends. An INSERT
+    checks it in the statement (an index lookup, not a round trip); COPY after one lookup,
+    which stays true, the log being append-only. Either way the log's primary key
+    ``(match, seq)`` and its append-only trigger hold as for any other write. The payload is
+    stored packed and the hash as its digest (``EventPayloadField``, ``DigestField``).
     """
-    to_json = MatchEvent._meta.get_field("payload").get_db_prep_value
-    created_at = connection.ops.adapt_datetimefield_value(timezone.now())
     rows = [
-        (match_id, seq, type, to_json(payload, connection), hash, created_at)
+        (match_id, seq, type, stored_payload_json(payload), bytes.fromhex(hash))
         for seq, type, payload, hash in records
     ]
+    if _copies(len(rows)):
+        if after is not None and not _log_ends_at(match_id, *after):
+            return False
+        _copy_rows(rows)
+        return True
+    per_insert = _rows_per_insert()
     with connection.cursor() as cursor:
-        for start in range(0, len(rows), _ROWS_PER_INSERT):
-            chunk = rows[start : start + _ROWS_PER_INSERT]
-            cursor.execute(_insert_sql(len(chunk)), [value for row in chunk for value in row])
+        for start in range(0, len(rows), per_insert):
+            chunk = rows[start : start + per_insert]
+            params = [value for row in chunk for value in row]
+            if after is None:
+                cursor.execute(_insert_sql(len(chunk)), params)
+                continue
+            guard = [match_id, after[0], bytes.fromhex(after[1])]
+            cursor.execute(_insert_after_sql(len(chunk)), [*params, *guard])
+            if cursor.rowcount != len(chunk):
+                return False
+            after = (records[start + len(chunk) - 1].seq, records[start + len(chunk) - 1].hash)
+    return True
+
+
+#: From this many rows a batch goes by COPY on PostgreSQL: a whole Snag match (about 270
+#: events) costs its client a fifth of the CPU of one multi-row INSERT (psycopg composes
+#: the INSERT's text parameter by parameter), for one round trip more.
+_COPY_FROM_ROWS = 32
+
+
+def _copies(rows: int) -> bool:
+    return rows >= _COPY_FROM_ROWS and connection.vendor == "postgresql"
+
+
+def _copy_rows(rows: list[tuple]) -> None:
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(column) for column in _EVENT_COLUMNS)
+    sql = f"COPY {quote(MatchEvent._meta.db_table)} ({columns}) FROM STDIN"
+    with (
+        connection.cursor() as cursor,
+        connection.wrap_database_errors,
+        cursor.cursor.copy(sql) as copy,
+    ):
+        for row in rows:
+            copy.write_row(row)
+
+
+def _log_ends_at(match_id: int, seq: int, hash: str) -> bool:
+    return _last_event(match_id, LogEnd(seq + 1, hash)).exists()
 
 
 def _insert_sql(rows: int) -> str:
@@ -239,6 +390,21 @@ def _insert_sql(rows: int) -> str:
     row = "(" + ", ".join(["%s"] * len(_EVENT_COLUMNS)) + ")"
     values = ", ".join([row] * rows)
     return f"INSERT INTO {quote(MatchEvent._meta.db_table)} ({columns}) VALUES {values}"
+
+
+def _insert_after_sql(rows: int) -> str:
+    quote = connection.ops.quote_name
+    table = quote(MatchEvent._meta.db_table)
+    columns = ", ".join(quote(column) for column in _EVENT_COLUMNS)
+    # PostgreSQL types the columns of a VALUES list from its rows: the first says what they are.
+    first = "(%s, %s, %s, %s::json, %s::bytea)" if connection.vendor == "postgresql" else None
+    row = "(" + ", ".join(["%s"] * len(_EVENT_COLUMNS)) + ")"
+    values = ", ".join([first or row] + [row] * (rows - 1))
+    return (
+        f"INSERT INTO {table} ({columns}) SELECT * FROM (VALUES {values}) AS batch"
+        f" WHERE EXISTS (SELECT 1 FROM {table} WHERE {quote('match_id')} = %s"
+        f" AND {quote('seq')} = %s AND {quote('hash')} = %s)"
+    )
 
 
 def _log_end(match: Match) -> tuple[int, str]:
@@ -307,6 +473,9 @@ def match_lease_expire(*, match_id: int, now: datetime) -> str | None:
 
 
 _FLUSHED_AT_ONCE = frozenset({EventType.MATCH_STARTED, EventType.FORFEIT})
+#: Events a writer holds at most: a whole match of quick bots in one batch, stored with its
+#: result. Bots that take their time get their moves stored by time and while they think.
+FLUSH_EVERY = 1000
 
 
 class MatchEventWriter:
@@ -315,7 +484,9 @@ class MatchEventWriter:
     The runner emits ``(type, payload)``; the writer assigns seqs from ``next_seq``. A batch
     is stored once it holds ``flush_every`` events or its first is ``flush_seconds`` old,
     and whenever the runner reports a bot thinking (``idle``), so a spectator sees each
-    move within about a second while fast matches keep the batches' throughput. Events
+    move within about a second while a fast match is stored in few round trips. The writer
+    knows where its log ends (the next seq, the last hash), so a flush is one statement
+    (``match_events_append``'s ``log_end``). Events
     that open a match or end it by forfeit are flushed at once; ``match_finished`` is stored
     with the match's result in one commit (``match_finish``). Leaving a ``with`` block
     flushes, also on an error: the events written so far are a true prefix of the match.
@@ -325,10 +496,11 @@ class MatchEventWriter:
         self,
         match: Match,
         *,
-        flush_every: int = 64,
+        flush_every: int = FLUSH_EVERY,
         flush_seconds: float = 1.0,
         next_seq: int = 0,
         lease_seconds: float | None = None,
+        log_end: LogEnd | None = None,
     ) -> None:
         if flush_every < 1:
             raise ValueError(f"flush_every must be at least 1, got {flush_every!r}")
@@ -337,6 +509,8 @@ class MatchEventWriter:
         self.flush_seconds = flush_seconds
         self._batch_started = math.inf
         self.next_seq = next_seq
+        # Where the log ends, if known: a new log's end is, another's only if given.
+        self._log_end = log_end if log_end is not None or next_seq else EMPTY_LOG
         self._pending: list[NewEvent] = []
         self._lease_seconds = lease_seconds
         self._renew_at = monotonic() + lease_seconds / 3 if lease_seconds else math.inf
@@ -351,8 +525,10 @@ class MatchEventWriter:
         self._pending.append(NewEvent(seq, type, payload))
         self.next_seq += 1
         if type == EventType.MATCH_FINISHED:
-            match_finish(match=self.match, events=self._pending, result=payload)
-            self._pending = []
+            stored = match_finish(
+                match=self.match, events=self._pending, result=payload, log_end=self._log_end
+            )
+            self._stored(stored)
         elif (
             len(self._pending) >= self.flush_every
             or type in _FLUSHED_AT_ONCE
@@ -369,8 +545,17 @@ class MatchEventWriter:
 
     def flush(self) -> None:
         if self._pending:
-            match_events_append(match=self.match, events=self._pending)
-            self._pending = []
+            stored = match_events_append(
+                match=self.match, events=self._pending, log_end=self._log_end
+            )
+            self._stored(stored)
+
+    def _stored(self, stored: list[EventRecord]) -> None:
+        # Stored by this call: the log ends after them. Fewer: another writer stored some of
+        # them (the same events), so the next flush reads where the log ends.
+        whole = len(stored) == len(self._pending)
+        self._log_end = LogEnd.after(stored) if whole else None
+        self._pending = []
 
     def _renew_lease(self) -> None:
         match_lease_renew(
@@ -393,15 +578,47 @@ class MatchEventWriter:
 
 
 def match_event_writer(
-    *, match: Match, players: Sequence[Mapping[str, Any]], flush_every: int = 64
+    *,
+    match: Match,
+    players: Sequence[Mapping[str, Any]],
+    flush_every: int = FLUSH_EVERY,
+    claim_for: str | None = None,
 ) -> MatchEventWriter:
     """A writer for a match about to be played, its ``match_started`` event already stored.
 
-    For a match a worker has claimed, the writer renews the claim's lease as the match goes
-    on (every third of ``BAIZE_MATCH_LEASE_SECONDS``), and raises ``MatchLeaseLost`` if the
-    scheduler declared the match dead meanwhile.
+    With ``claim_for``, the pending match is claimed for that worker and its ``match_started``
+    stored in one commit (a running match always has its first event); ``MatchNotPending``
+    and nothing stored if it was not pending. For a match a worker has claimed, the writer
+    renews the claim's lease as the match goes on (every third of
+    ``BAIZE_MATCH_LEASE_SECONDS``), and raises ``MatchLeaseLost`` if the scheduler declared
+    the match dead meanwhile.
     """
-    lease_seconds = settings.BAIZE_MATCH_LEASE_SECONDS if match.claimed_by else None
-    writer = MatchEventWriter(match, flush_every=flush_every, lease_seconds=lease_seconds)
-    writer.emit(EventType.MATCH_STARTED, match_started_payload(match=match, players=players))
-    return writer
+    started = match_started_payload(match=match, players=players)
+    if claim_for is None:
+        writer = MatchEventWriter(match, flush_every=flush_every, lease_seconds=_lease(match))
+        writer.emit(EventType.MATCH_STARTED, started)
+        return writer
+    with transaction.atomic():
+        claimed = _claim(match.pk, claim_for)
+        if claimed is None:
+            raise MatchNotPending(f"match {match.pk} is not pending")
+        # A pending match's log is empty: its first event goes straight in.
+        records = chain_events([(0, EventType.MATCH_STARTED, started)])
+        _insert_events(match.pk, records)
+    for name, value in claimed.items():
+        setattr(match, name, value)
+    return MatchEventWriter(
+        match,
+        flush_every=flush_every,
+        next_seq=1,
+        lease_seconds=_lease(match),
+        log_end=LogEnd.after(records),
+    )
+
+
+def _lease(match: Match) -> float | None:
+    return settings.BAIZE_MATCH_LEASE_SECONDS if match.claimed_by else None
+
+
+class MatchNotPending(Exception):
+    """The match was claimed by another delivery of its task, or settled, before this one."""

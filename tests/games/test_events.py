@@ -12,6 +12,8 @@ from games.events import (
     canonical_json,
     chain_events,
     event_hash,
+    stored_payload,
+    stored_payload_json,
 )
 
 
@@ -144,3 +146,38 @@ def test_an_event_type_given_as_its_enum_hashes_as_its_string():
     assert event_hash(GENESIS_HASH, 4, EventType.DECISION, payload) == event_hash(
         GENESIS_HASH, 4, "decision", payload
     )
+
+
+# The stored form of a payload. ----------------------------------------------------------------
+
+STORED_FORMS = [
+    ({"seat": 1, "action": {"play": "7H"}, "think_us": 812}, '[1,"play","7H",812]'),
+    ({"think_us": 0, "action": {"take": "AS"}, "seat": 0}, '[0,"take","AS",0]'),
+    ({"k": 3, "order": ["2S", "3S", "AH"]}, '[3,"2S3SAH"]'),
+    ({"k": 0, "order": []}, '[0,""]'),
+]
+AS_THEY_ARE = [
+    {"seat": 0, "action": {"expose": ["TH", "TD"]}, "think_us": 5},
+    {"seat": True, "action": {"play": "7H"}, "think_us": 5},
+    {"seat": 0, "action": {"play": "7H"}, "think_us": 5, "extra": 1},
+    {"k": 1, "order": ["10H"]},
+    {"winner": 0, "scores": [50, 12], "reason": "played"},
+    {"seat": 1, "reason": "timeout", "detail": "no reply"},
+]
+
+
+@pytest.mark.parametrize(("payload", "stored"), STORED_FORMS)
+def test_decisions_and_shuffles_are_stored_packed_and_read_back_whole(payload, stored):
+    assert stored_payload_json(payload) == stored
+    assert stored_payload(json.loads(stored)) == payload
+
+
+@pytest.mark.parametrize("payload", AS_THEY_ARE)
+def test_every_other_payload_is_stored_as_its_canonical_json(payload):
+    assert stored_payload_json(payload) == canonical_json(payload)
+    assert stored_payload(json.loads(stored_payload_json(payload))) == payload
+
+
+def test_an_array_of_another_length_is_no_stored_payload():
+    with pytest.raises(ValueError, match="not a stored payload"):
+        stored_payload([1, 2, 3])

@@ -1,7 +1,13 @@
 import pytest
+from django.db import connection
 
-from matches.benchmarks import append_events_per_second
+from matches.benchmarks import (
+    append_events_per_second,
+    event_log_bytes_per_match,
+    stored_snag_matches_per_second,
+)
 from matches.models import Match, MatchEvent
+from matches.selectors import match_replay
 
 
 @pytest.mark.django_db
@@ -10,3 +16,24 @@ def test_the_append_rate_leaves_no_match_behind_in_the_append_only_log():
 
     assert not Match.objects.exists()
     assert not MatchEvent.objects.exists()
+
+
+@pytest.mark.django_db
+def test_stored_benchmark_matches_are_claimed_logged_and_finished():
+    assert stored_snag_matches_per_second(matches=2) > 0
+
+    matches = Match.objects.order_by("seed")
+    assert [(m.seed, m.status) for m in matches] == [(0, "finished"), (1, "finished")]
+    for match in matches:
+        assert match_replay(match=match).ok
+
+
+@pytest.mark.django_db
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="sizes on disk are PostgreSQL's")
+def test_the_log_bytes_per_match_count_the_table_and_the_events_it_holds():
+    stored_snag_matches_per_second(matches=2)
+
+    figures = event_log_bytes_per_match()
+
+    assert figures["bytes_per_match"] >= 8192 / 2
+    assert 0 < figures["content_per_match"] < figures["bytes_per_match"]

@@ -1,6 +1,9 @@
+import json
+
 import pytest
-from django.db import IntegrityError
+from django.db import IntegrityError, connection
 from django.db.models import ProtectedError
+from django.test.utils import CaptureQueriesContext
 
 from games.events import EventConflict, EventImmutable, EventSequenceGap, chain_events
 from matches import services
@@ -344,3 +347,156 @@ def test_a_bot_thinking_gets_the_moves_made_so_far_stored(match):
     writer.idle()
 
     assert stored(match) == [tuple(record) for record in chain_events(PLAYED.events[:4])]
+
+
+# A writer that knows where its log ends. -----------------------------------------------------
+
+#: Batch sizes on both sides of the size from which PostgreSQL appends go by COPY.
+BATCHES = [3, services._COPY_FROM_ROWS + 8]
+
+
+def end_of(match):
+    seq, hash = match.events.order_by("-seq").values_list("seq", "hash").first()
+    return services.LogEnd(seq + 1, hash)
+
+
+@pytest.mark.parametrize("size", BATCHES)
+def test_an_append_at_the_known_log_end_reads_nothing_and_continues_the_chain(match, size):
+    match_events_append(match=match, events=PLAYED.events[:5])
+    events, log_end = PLAYED.events[5 : 5 + size], end_of(match)
+
+    with CaptureQueriesContext(connection) as queries:
+        created = match_events_append(match=match, events=events, log_end=log_end)
+
+    reads = [q["sql"] for q in queries if q["sql"].lstrip().upper().startswith("SELECT")]
+    if not services._copies(size):
+        assert reads == []
+    assert created == chain_events(PLAYED.events[: 5 + size])[5:]
+    assert stored(match) == [tuple(record) for record in chain_events(PLAYED.events[: 5 + size])]
+
+
+@pytest.mark.parametrize("size", BATCHES)
+def test_a_log_end_with_another_hash_stores_nothing_there_and_the_log_settles_it(match, size):
+    match_events_append(match=match, events=PLAYED.events[:5])
+    events = PLAYED.events[5 : 5 + size]
+
+    created = match_events_append(match=match, events=events, log_end=services.LogEnd(5, "f" * 64))
+
+    # Chained from the hash the log really ends with, not the one the writer was told.
+    assert created == chain_events(PLAYED.events[: 5 + size])[5:]
+    assert stored(match) == [tuple(record) for record in chain_events(PLAYED.events[: 5 + size])]
+
+
+@pytest.mark.parametrize("size", BATCHES)
+def test_a_log_end_behind_the_log_makes_a_redelivered_batch_a_no_op(match, size):
+    match_events_append(match=match, events=PLAYED.events[: 5 + size])
+    before = stored(match)
+    behind = services.LogEnd(5, before[4][3])
+
+    again = PLAYED.events[5 : 5 + size]
+
+    assert match_events_append(match=match, events=again, log_end=behind) == []
+    assert stored(match) == before
+
+
+@pytest.mark.parametrize("size", BATCHES)
+def test_a_log_end_behind_the_log_with_other_content_is_a_conflict(match, size):
+    match_events_append(match=match, events=PLAYED.events[: 5 + size])
+    before = stored(match)
+    behind = services.LogEnd(5, before[4][3])
+    seq, kind, payload = PLAYED.events[5]
+    changed = [(seq, kind, {**payload, "think_us": -1}), *PLAYED.events[6 : 5 + size]]
+
+    with pytest.raises(EventConflict):
+        match_events_append(match=match, events=changed, log_end=behind)
+
+    assert stored(match) == before
+
+
+@pytest.mark.parametrize("size", BATCHES)
+def test_a_log_end_past_the_log_cannot_leave_a_gap(match, size):
+    match_events_append(match=match, events=PLAYED.events[:5])
+    before = stored(match)
+    ahead = services.LogEnd(8, chain_events(PLAYED.events[:8])[-1].hash)
+
+    with pytest.raises(EventSequenceGap):
+        match_events_append(match=match, events=PLAYED.events[8 : 8 + size], log_end=ahead)
+
+    assert stored(match) == before
+
+
+def test_a_result_with_a_stale_log_end_is_stored_after_reading_the_log(match):
+    match = claimed(match)
+    match_events_append(match=match, events=PLAYED.events[:-1])
+    result = PLAYED.events[-1]
+
+    services.match_finish(
+        match=match,
+        events=[NewEvent(*result)],
+        result=result[2],
+        log_end=services.LogEnd(result[0], "0" * 64),
+    )
+
+    assert stored(match) == [tuple(record) for record in chain_events(PLAYED.events)]
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED
+
+
+def test_a_quick_match_is_stored_in_two_commits_the_claim_with_its_start_and_the_rest(match):
+    writer = match_event_writer(match=match, players=PLAYERS, claim_for="test-worker")
+    match.refresh_from_db()
+    assert (match.status, match.claimed_by) == (Match.Status.RUNNING, "test-worker")
+    assert [row[1] for row in stored(match)] == ["match_started"]
+
+    with writer:
+        for _, kind, payload in PLAYED.events[1:-1]:
+            writer.emit(kind, payload)
+        assert len(stored(match)) == 1
+        writer.emit(*PLAYED.events[-1][1:])
+
+    assert len(stored(match)) == len(PLAYED.events)
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED
+
+
+def test_a_second_delivery_cannot_claim_the_match_nor_store_a_start(match):
+    match_event_writer(match=match, players=PLAYERS, claim_for="first-worker")
+    before = stored(match)
+
+    with pytest.raises(services.MatchNotPending):
+        match_event_writer(match=match, players=PLAYERS, claim_for="second-worker")
+
+    match.refresh_from_db()
+    assert match.claimed_by == "first-worker"
+    assert stored(match) == before
+
+
+# How an event is stored. ---------------------------------------------------------------------
+
+
+def test_a_decision_and_a_shuffle_are_stored_packed_with_raw_digests(match):
+    match_events_append(match=match, events=PLAYED.events)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT type, payload, hash FROM games_matchevent WHERE match_id = %s"
+            " AND type IN ('decision', 'shuffle', 'match_finished') ORDER BY seq",
+            [match.pk],
+        )
+        rows = cursor.fetchall()
+
+    for kind, payload, digest in rows:
+        payload = json.loads(payload) if isinstance(payload, str) else payload
+        assert isinstance(payload, list if kind in ("decision", "shuffle") else dict)
+        assert len(bytes(digest)) == 32
+    first_decision = next(event for event in PLAYED.events if event[1] == "decision")
+    assert MatchEvent.objects.get(match=match, seq=first_decision[0]).payload == first_decision[2]
+
+
+def test_events_are_found_by_their_hex_hash_and_forfeits_by_their_payloads_keys(match):
+    match_events_append(match=match, events=PLAYED.events[:4])
+    forfeit = {"seat": 1, "reason": "timeout", "detail": "no reply in 1.0 s"}
+    [record] = match_events_append(match=match, events=[(4, "forfeit", forfeit)])
+
+    assert MatchEvent.objects.get(match=match, hash=record.hash).seq == 4
+    rows = MatchEvent.objects.filter(match=match, type="forfeit")
+    assert list(rows.values_list("payload__seat", "payload__reason")) == [(1, "timeout")]

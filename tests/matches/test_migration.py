@@ -9,8 +9,10 @@ the new models, the logs still replay, and PostgreSQL's append-only trigger stil
 from __future__ import annotations
 
 import random
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 from django.db import DatabaseError, connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 
@@ -139,3 +141,120 @@ def test_the_move_keeps_every_match_its_log_seats_stderr_links_and_ratings(migra
         with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cursor:
             cursor.execute("UPDATE games_matchevent SET payload = '{}'")
         assert MatchEvent.objects.count() == sum(len(log) for log in stored["logs"].values())
+
+
+# The compact event rows (matches migration 0002). --------------------------------------------
+
+BEFORE_COMPACT_ROWS = [("matches", "0001_initial")]
+
+
+@pytest.fixture
+def before_compact_rows(transactional_db):
+    executor = MigrationExecutor(connection)
+    executor.migrate(BEFORE_COMPACT_ROWS)
+    yield executor.loader.project_state(BEFORE_COMPACT_ROWS).apps
+    _empty_the_append_only_log()
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+def _old_log(apps, seed: int) -> list[tuple]:
+    """A finished Snag match stored as rows were before 0002: hex hashes, jsonb, an id."""
+    log = random_match_log(game_id="snag", seed=seed, options={"target": 15}, rng=random.Random(1))
+    result = log[-1].payload
+    match = apps.get_model("matches", "Match").objects.create(
+        game="snag",
+        rules_version=log[0].payload["rules_version"],
+        seed=seed,
+        options={"target": 15},
+        status="finished",
+        winner=result["winner"],
+        scores=result["scores"],
+        result_reason="played",
+    )
+    apps.get_model("matches", "MatchEvent").objects.bulk_create(
+        apps.get_model("matches", "MatchEvent")(
+            match=match, seq=r.seq, type=r.type, payload=r.payload, hash=r.hash
+        )
+        for r in log
+    )
+    return match.pk, [tuple(record) for record in log]
+
+
+def _new_log(seed: int) -> tuple[int, list[tuple]]:
+    """A finished Snag match stored by today's writer."""
+    from matches.services import match_create, match_event_writer
+
+    log = random_match_log(game_id="snag", seed=seed, options={"target": 15}, rng=random.Random(2))
+    match = match_create(game_id="snag", seed=seed, options={"target": 15})
+    players = log[0].payload["players"]
+    with match_event_writer(match=match, players=players, claim_for="test") as writer:
+        for record in log[1:]:
+            writer.emit(record.type, record.payload)
+    return match.pk, [tuple(record) for record in log]
+
+
+def _replay_matches() -> str:
+    out = StringIO()
+    call_command("replay_matches", stdout=out)
+    return out.getvalue()
+
+
+def test_logs_stored_before_the_compact_rows_replay_beside_logs_stored_after(before_compact_rows):
+    old_id, old = _old_log(before_compact_rows, seed=31)
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    new_id, new = _new_log(seed=32)
+
+    from matches.models import Match
+    from matches.selectors import match_event_records
+
+    for match_id, log in ((old_id, old), (new_id, new)):
+        match = Match.objects.get(pk=match_id)
+        assert [tuple(record) for record in match_event_records(match=match)] == log
+    events = len(old) + len(new)
+    assert _replay_matches().strip() == f"2 matches replayed ({events} events): 0 failed"
+
+
+def test_the_compact_rows_keep_no_id_no_index_but_their_key_and_raw_digests(before_compact_rows):
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+    with connection.cursor() as cursor:
+        columns = [c.name for c in connection.introspection.get_table_description(cursor, TABLE)]
+        constraints = connection.introspection.get_constraints(cursor, TABLE)
+    assert sorted(columns) == ["hash", "match_id", "payload", "seq", "type"]
+    # One index: the key (SQLite's introspection lists its columns in the table's order).
+    indexed = [c for c in constraints.values() if c["index"] or c["primary_key"]]
+    assert [set(c["columns"]) for c in indexed] == [{"match_id", "seq"}]
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute WHERE"
+                " attrelid = %s::regclass AND attname IN ('hash', 'payload') ORDER BY attname",
+                [TABLE],
+            )
+            assert cursor.fetchall() == [("hash", "bytea"), ("payload", "json")]
+
+
+def test_going_back_before_the_compact_rows_keeps_every_event(before_compact_rows):
+    old_id, old = _old_log(before_compact_rows, seed=41)
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    new_id, new = _new_log(seed=42)
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(BEFORE_COMPACT_ROWS)
+    apps = executor.loader.project_state(BEFORE_COMPACT_ROWS).apps
+
+    events = apps.get_model("matches", "MatchEvent").objects.order_by("seq")
+    for match_id, log in ((old_id, old), (new_id, new)):
+        rows = events.filter(match_id=match_id).values_list("seq", "type", "payload", "hash")
+        assert [tuple(row) for row in rows] == log
+    if connection.vendor == "postgresql":
+        with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(f"DELETE FROM {TABLE}")
+
+
+TABLE = "games_matchevent"

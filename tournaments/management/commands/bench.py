@@ -8,14 +8,18 @@ multiple of it, so that the ratios can be read on any machine.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import random
 import statistics
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from django.apps import apps
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import connection
 from rich.console import Console
@@ -88,6 +92,7 @@ class Command(BaseCommand):
         figures = [
             *_engine_rows(runs, quick, console),
             *_log_rows(runs, console),
+            *_postgres_log_rows(runs, quick, console),
             *_bot_rows(runs, quick, console),
             *_sandbox_rows(runs, quick, console),
             *_installed_app_rows(runs, quick, console),
@@ -140,6 +145,61 @@ def _log_rows(runs: int, console: Console) -> list[Figure]:
         ),
         Figure(
             f"event appends ({connection.vendor})", appends, "events/s", hashing, "hashing alone"
+        ),
+    ]
+
+
+#: The PostgreSQL rows' targets, as multiples of their floors: twice the ratio of the matches
+#: per second and half that of the bytes of the log as stored before ``matches`` migration
+#: 0002, which were 0.155× (median of 8 runs) and 2.38× (docs/bench.md).
+STORED_MATCHES_TARGET = 0.31
+LOG_BYTES_TARGET = 1.19
+
+
+def _postgres_log_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
+    """Matches stored in PostgreSQL and their log's bytes, measured by ``manage.py
+    bench_event_log`` in a scratch database on the server at ``BENCH_POSTGRES_URL`` (else at
+    ``DATABASE_URL`` when that is PostgreSQL); skipped, and said so, when none answers."""
+    url = os.environ.get("BENCH_POSTGRES_URL", "")
+    if not url and connection.vendor == "postgresql":
+        url = os.environ.get("DATABASE_URL", "")
+    if not url:
+        console.log("PostgreSQL log rows skipped: no BENCH_POSTGRES_URL")
+        return []
+    console.log("matches stored in PostgreSQL")
+    manage = [sys.executable, str(settings.BASE_DIR / "manage.py"), "bench_event_log"]
+    matches = 20 if quick else 40
+    done = subprocess.run(
+        [*manage, "--runs", str(runs), "--matches", str(matches)],
+        env={**os.environ, "DATABASE_URL": url},
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
+    if done.returncode != 0:
+        reason = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        console.log(f"PostgreSQL log rows skipped: {reason}")
+        return []
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    return [
+        Figure(
+            "Snag matches stored in PostgreSQL, in-process random bots, 1 core",
+            figures["stored_matches_per_second"],
+            "matches/s",
+            figures["unstored_matches_per_second"],
+            "log not stored",
+            target=STORED_MATCHES_TARGET,
+            target_is_ratio=True,
+        ),
+        Figure(
+            "event log on disk per finished Snag match, PostgreSQL",
+            figures["bytes_per_match"],
+            "bytes",
+            figures["content_per_match"],
+            "events hashed",
+            target=LOG_BYTES_TARGET,
+            lower_is_better=True,
+            target_is_ratio=True,
         ),
     ]
 
