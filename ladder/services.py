@@ -13,7 +13,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from bots.models import BotVersion
-from games.errors import DomainError
+from errors import DomainError
 from games.rules import GAMES, get_game
 from tournaments.formats import Format
 from tournaments.models import Entrant, Tournament, VersionTest

@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
 from bots.queues import queue_for
-from games.errors import DomainError, NotAllowed
+from errors import DomainError, NotAllowed
 from games.events import EventRecord, EventType
 from games.replay import (
     FailureKind,

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from bots.models import Bot, BotVersion
 from bots.sandbox import sandbox_overrides_check
-from games.errors import DomainError
+from errors import DomainError
 from games.rules import get_game
 from matches.models import Match
 from matches.services import matches_fail_pending
