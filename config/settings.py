@@ -145,7 +145,8 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600),
     # Priorities 0 (taken first) to 9 on Redis: organised tournaments' matches go at 0, the
-    # ladder's, challenges' and version tests' at 6 (tournaments.scheduling.match_priority).
+    # ladder's, challenges' and version tests' at 6
+    # (tournaments.services.scheduling.match_priority).
     "priority_steps": list(range(10)),
     "sep": ":",
     "queue_order_strategy": "priority",

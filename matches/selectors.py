@@ -34,6 +34,28 @@ def match_queue(*, match_id: int) -> str:
     return queue_for(runs_uploaded_code=uploaded)
 
 
+@dataclasses.dataclass(frozen=True)
+class MatchOutcome:
+    """A finished match's result as its log's ``match_finished`` event records it."""
+
+    #: The winning seat, or None for a draw.
+    winner: int | None
+    #: Match points ``(seat 0, seat 1)``.
+    scores: tuple[int, int]
+
+
+def match_outcomes_from_logs(*, match_ids: Iterable[int]) -> dict[int, MatchOutcome]:
+    """The outcome of each of ``match_ids`` whose log has ended; the log, not the row, is
+    the record a result is read from."""
+    finals = MatchEvent.objects.filter(
+        match_id__in=list(match_ids), type=EventType.MATCH_FINISHED
+    ).values_list("match_id", "payload")
+    return {
+        match_id: MatchOutcome(payload["winner"], tuple(payload["scores"]))
+        for match_id, payload in finals
+    }
+
+
 def match_list(*, owner: User | None) -> QuerySet[Match]:
     """Matches newest first; with ``owner``, those where a version of one of its bots sits."""
     matches = Match.objects.prefetch_related("seats__version__bot").order_by("-id")
