@@ -9,25 +9,27 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
 
+from errors import InvalidFields
+
 
 @transaction.atomic
 def user_sign_up(*, username: str, password: str, email: str = "") -> tuple[User, Token]:
-    """A new user and their API token; ``ValidationError`` (by field) when refused."""
+    """A new user and their API token; ``InvalidFields`` when refused."""
     # Case-insensitive: "Alice" and "alice" would be one author to every reader.
     if User.objects.filter(username__iexact=username).exists():
-        raise ValidationError({"username": "this username is taken"})
+        raise InvalidFields({"username": "this username is taken"})
     user = User(username=username, email=email)
     try:
         validate_password(password, user)
     except ValidationError as error:
-        raise ValidationError({"password": error.messages}) from None
+        raise InvalidFields({"password": error.messages}) from None
     user.set_password(password)
     try:
         # Savepoint: two sign-ups with one name at once; the unique username decides.
         with transaction.atomic():
             user.save()
     except IntegrityError:
-        raise ValidationError({"username": "this username is taken"}) from None
+        raise InvalidFields({"username": "this username is taken"}) from None
     return user, Token.objects.create(user=user)
 
 

@@ -1,8 +1,8 @@
 """The API of bot authors: sign up, tokens, bots, version uploads and downloads, the sandbox.
 
-Thin views: validate the input, call one service or selector, serialise. Domain errors of
-the services (``UploadRejected``, Django's ``ValidationError``) become API errors here and
-are rendered in one place (``config.api_errors``).
+Thin views: validate the input, call one service or selector, serialise. The services'
+refusals are ``DomainError``s (an upload's ``UploadRejected`` among them), rendered in one
+place (``config.api_errors``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import io
 import zipfile
 from pathlib import Path
 
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.files.uploadedfile import InMemoryUploadedFile
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
 from django.http import HttpResponse
@@ -20,11 +19,9 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import (
-    APIException,
     AuthenticationFailed,
     NotAuthenticated,
     PermissionDenied,
-    ValidationError,
 )
 from rest_framework.parsers import MultiPartParser
 from rest_framework.request import Request
@@ -32,12 +29,12 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from games.errors import DomainError, NotFound
+from errors import DomainError, NotFound
 from games.rules import GAMES
 
 from . import selectors
 from .accounts import user_sign_up, user_token
-from .code import UploadRejected
+from .bot_code import UploadRejected
 from .models import Bot, BotVersion
 from .permissions import can_change_bot, can_see_private
 from .sandbox import current_sandbox
@@ -53,32 +50,11 @@ from .serializers import (
     TokenInputSerializer,
     VersionUploadInputSerializer,
 )
-from .uploads import (
-    bot_create,
-    bot_update,
-    bot_version_upload,
-    upload_limits,
-    version_code_dir,
-)
+from .services import bot_create, bot_update
+from .uploads import bot_version_upload, upload_limits, version_code_dir
 
 #: Room for the multipart envelope around the file itself.
 _MULTIPART_SLACK = 64 * 1024
-
-
-class UploadRefused(APIException):
-    """An upload Baize refuses; the error code says which check failed."""
-
-    status_code = status.HTTP_400_BAD_REQUEST
-    default_code = "upload_rejected"
-
-    def __init__(self, error: UploadRejected) -> None:
-        super().__init__(error.message)
-        self.status_code = error.status
-        self.default_code = error.code  # rendered as "error" by config.api_errors
-
-
-def _validation_error(error: DjangoValidationError) -> ValidationError:
-    return ValidationError(error.message_dict if hasattr(error, "error_dict") else error.messages)
 
 
 class ScopedOnPost(ScopedRateThrottle):
@@ -96,10 +72,7 @@ class SignUpApi(APIView):
     @extend_schema(request=SignUpInputSerializer, responses={201: AccountSerializer})
     def post(self, request: Request) -> Response:
         data = _valid(SignUpInputSerializer, request.data)
-        try:
-            user, token = user_sign_up(**data)
-        except DjangoValidationError as error:
-            raise _validation_error(error) from None
+        user, token = user_sign_up(**data)
         body = {"id": user.pk, "username": user.username, "token": token.key}
         return Response(AccountSerializer(body).data, status=status.HTTP_201_CREATED)
 
@@ -133,23 +106,20 @@ class BotListApi(generics.ListAPIView):
     def get_queryset(self):
         game = self.request.query_params.get("game")
         if game is not None and game not in GAMES:
-            raise ValidationError({"game": f"unknown game {game!r}; known: {sorted(GAMES)}"})
+            raise DomainError(f"unknown game {game!r}; known: {sorted(GAMES)}", field="game")
         return selectors.bot_list(game=game, owner=self.request.query_params.get("owner"))
 
     @extend_schema(request=BotInputSerializer, responses={201: BotSerializer})
     def post(self, request: Request) -> Response:
         _require_login(request)
         data = _valid(BotInputSerializer, request.data)
-        try:
-            bot = bot_create(
-                owner=request.user,
-                game_id=data["game"],
-                name=data["name"],
-                description=data["description"],
-                on_ladder=data["on_ladder"],
-            )
-        except DjangoValidationError as error:
-            raise _validation_error(error) from None
+        bot = bot_create(
+            owner=request.user,
+            game_id=data["game"],
+            name=data["name"],
+            description=data["description"],
+            on_ladder=data["on_ladder"],
+        )
         return Response(BotSerializer(bot).data, status=status.HTTP_201_CREATED)
 
 
@@ -185,10 +155,7 @@ class BotVersionListApi(APIView):
     def post(self, request: Request, pk: int) -> Response:
         bot = _bot_to_change(request, pk)
         upload = _uploaded_file(request)
-        try:
-            version = bot_version_upload(bot=bot, filename=upload.name, data=upload.read())
-        except UploadRejected as error:
-            raise UploadRefused(error) from None
+        version = bot_version_upload(bot=bot, filename=upload.name, data=upload.read())
         version.refresh_from_db()  # the check may have run already (eager tasks)
         return Response(BotVersionPrivateSerializer(version).data, status=status.HTTP_202_ACCEPTED)
 
@@ -323,12 +290,14 @@ def _uploaded_file(request: Request):
     too_large = UploadRejected("too_large", f"the upload is larger than {limit} bytes", status=413)
     declared = int(request.META.get("CONTENT_LENGTH") or 0)
     if declared > limit + _MULTIPART_SLACK:
-        raise UploadRefused(too_large)
+        raise too_large
     handler = CappedMemoryUpload(request._request, limit=limit)
     request._request.upload_handlers = [handler]
     upload = request.FILES.get("file")
     if handler.exceeded:
-        raise UploadRefused(too_large)
+        raise too_large
     if upload is None:
-        raise ValidationError({"file": "attach the bot as a multipart file field named 'file'"})
+        raise UploadRejected(
+            "no_file", "attach the bot as a multipart file field named 'file'", field="file"
+        )
     return upload

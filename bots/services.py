@@ -1,11 +1,13 @@
-"""Bot writes: built-in bots, and the launcher a version plays through."""
+"""Bot writes: an author's bots, built-in bots, and the launcher a version plays through."""
 
 from __future__ import annotations
 
 import hashlib
 
-from django.db import transaction
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
 
+from errors import InvalidFields
 from games.rules import get_game
 
 from .models import Bot, BotVersion
@@ -14,6 +16,37 @@ from .uploads import uploaded_launcher
 
 #: Built-in bots of every game, by bot name: the strategy each runs.
 BUILTIN_STRATEGIES: dict[str, str] = {"random": "random", "heuristic": "{game}_heuristic"}
+
+
+def bot_create(
+    *, owner: User, game_id: str, name: str, description: str = "", on_ladder: bool = True
+) -> Bot:
+    """A new bot of ``owner``; ``InvalidFields`` for an unknown game or a taken name."""
+    try:
+        get_game(game_id)
+    except ValueError as error:
+        raise InvalidFields({"game": str(error)}) from None
+    taken = InvalidFields({"name": f"a {game_id} bot named {name!r} exists already"})
+    # The unique constraint decides a race between two requests; this check words it.
+    if Bot.objects.filter(game=game_id, name=name).exists():
+        raise taken
+    try:
+        with transaction.atomic():
+            return Bot.objects.create(
+                owner=owner, game=game_id, name=name, description=description, on_ladder=on_ladder
+            )
+    except IntegrityError:
+        raise taken from None
+
+
+def bot_update(*, bot: Bot, description: str | None = None, on_ladder: bool | None = None) -> Bot:
+    """Change the fields given (``None``: leave it as it is) in one update."""
+    given = {"description": description, "on_ladder": on_ladder}
+    changes = {name: value for name, value in given.items() if value is not None}
+    if changes:
+        Bot.objects.filter(id=bot.id).update(**changes)
+    bot.refresh_from_db()
+    return bot
 
 
 def builtin_strategy_names(game_id: str) -> dict[str, str]:

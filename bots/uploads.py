@@ -1,6 +1,6 @@
-"""Writes of bot authors: creating a bot, uploading a version, and checking a version.
+"""Uploaded versions: uploading one, checking it, and the launcher its code plays through.
 
-An upload is checked in memory (``bots.code``) before anything is written; only a good one
+An upload is checked in memory (``bots.bot_code``) before anything is written; only a good one
 is stored (content-addressed) and becomes a ``pending`` version, whose check is queued once
 the transaction commits. The check is a short smoke match in each seat against the built-in
 random bot, inside the sandbox; it moves the version from ``pending`` to ``ready`` or
@@ -16,14 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import User
-from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from games.rules import Game, get_game
 
-from .code import BotCode, UploadLimits, UploadRejected, code_dir, read_upload, store_code
+from .bot_code import BotCode, UploadLimits, UploadRejected, code_dir, read_upload, store_code
 from .models import Bot, BotVersion
 from .queues import FIRST_PRIORITY, SANDBOXED_QUEUE
 from .referee import Limits, MatchResult, referee_match
@@ -42,36 +40,6 @@ def upload_limits() -> UploadLimits:
         max_unpacked_bytes=settings.BAIZE_UPLOAD_MAX_UNPACKED_BYTES,
         max_files=settings.BAIZE_UPLOAD_MAX_FILES,
     )
-
-
-def bot_create(
-    *, owner: User, game_id: str, name: str, description: str = "", on_ladder: bool = True
-) -> Bot:
-    """A new bot of ``owner``; ``ValidationError`` for an unknown game or a taken name."""
-    try:
-        get_game(game_id)
-    except ValueError as error:
-        raise ValidationError({"game": str(error)}) from None
-    # The unique constraint decides a race between two requests; this check words it.
-    if Bot.objects.filter(game=game_id, name=name).exists():
-        raise ValidationError({"name": f"a {game_id} bot named {name!r} exists already"})
-    try:
-        with transaction.atomic():
-            return Bot.objects.create(
-                owner=owner, game=game_id, name=name, description=description, on_ladder=on_ladder
-            )
-    except IntegrityError:
-        raise ValidationError({"name": f"a {game_id} bot named {name!r} exists already"}) from None
-
-
-def bot_update(*, bot: Bot, description: str | None = None, on_ladder: bool | None = None) -> Bot:
-    """Change the fields given (``None``: leave it as it is) in one update."""
-    given = {"description": description, "on_ladder": on_ladder}
-    changes = {name: value for name, value in given.items() if value is not None}
-    if changes:
-        Bot.objects.filter(id=bot.id).update(**changes)
-    bot.refresh_from_db()
-    return bot
 
 
 def bot_version_upload(*, bot: Bot, filename: str, data: bytes) -> BotVersion:

@@ -16,15 +16,14 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from games.errors import DomainError
+from errors import DomainError
 
 _BODY_OVER_DJANGO_LIMITS = (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent)
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, DomainError):
-        detail = {exc.field: exc.message} if exc.field else exc.message
-        return Response({"error": exc.code, "detail": detail}, status=exc.status)
+        return Response({"error": exc.code, "detail": exc.detail}, status=exc.status)
     if isinstance(exc, (Http404, ObjectDoesNotExist)):
         exc = exceptions.NotFound(str(exc) or None)
     elif isinstance(exc, DjangoPermissionDenied):

@@ -12,9 +12,11 @@ from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from rest_framework.exceptions import ParseError, ValidationError
+from rest_framework.exceptions import ParseError
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.parsers import JSONParser
+
+from errors import DomainError
 
 #: The largest page and the furthest offset any list serves.
 MAX_PAGE_SIZE = 1000
@@ -30,7 +32,7 @@ class BoundedLimitOffsetPagination(LimitOffsetPagination):
     def get_offset(self, request: Any) -> int:
         offset = super().get_offset(request)
         if offset > MAX_OFFSET:
-            raise ValidationError({"offset": f"must be at most {MAX_OFFSET}"})
+            raise DomainError(f"must be at most {MAX_OFFSET}", field="offset")
         return offset
 
 

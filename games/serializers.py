@@ -3,12 +3,6 @@ from __future__ import annotations
 from rest_framework import serializers
 
 
-class GameOptionSerializer(serializers.Serializer):
-    name = serializers.CharField()
-    default = serializers.JSONField()
-    description = serializers.CharField()
-
-
 class GameSerializer(serializers.Serializer):
     id = serializers.CharField()
     name = serializers.CharField()

@@ -7,12 +7,13 @@ from typing import Any
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
-from rest_framework.exceptions import NotAuthenticated, ValidationError
+from rest_framework.exceptions import NotAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from bots.models import BotVersion
+from errors import DomainError
 from games.rules import GAMES
 from tournaments.formats import Format
 from tournaments.models import Tournament
@@ -33,7 +34,7 @@ from .serializers import (
 
 def _game(game: str) -> str:
     if game not in GAMES:
-        raise ValidationError({"game": f"unknown game {game!r}; known: {sorted(GAMES)}"})
+        raise DomainError(f"unknown game {game!r}; known: {sorted(GAMES)}", field="game")
     return game
 
 
@@ -62,14 +63,14 @@ class LadderSetListApi(generics.ListAPIView):
 def _version(pk: int, field: str) -> BotVersion:
     version = BotVersion.objects.select_related("bot").filter(pk=pk).first()
     if version is None:
-        raise ValidationError({field: f"no bot version {pk}"})
+        raise DomainError(f"no bot version {pk}", field=field)
     return version
 
 
 def _mine_only(request: Request, queryset: Any) -> Any:
     mine = request.query_params.get("mine")
     if mine not in (None, "true", "false"):
-        raise ValidationError({"mine": f"must be true or false, got {mine!r}"})
+        raise DomainError(f"must be true or false, got {mine!r}", field="mine")
     if mine != "true":
         return queryset
     if not request.user.is_authenticated:

@@ -216,10 +216,6 @@ def author_sets_since(*, user: Any, since: datetime) -> int:
     return total
 
 
-def author_tournaments(*, user: Any, format: Format) -> QuerySet[Tournament]:
-    return Tournament.objects.filter(organiser=user, format=format).order_by("-created_at")
-
-
 @dataclass(frozen=True)
 class HeadToHead:
     """The challenger's (or candidate's) finished sets against its opponents, from its side

@@ -2,32 +2,32 @@
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db import transaction
 from django.utils import timezone
 
 from bots.models import BotVersion
-from games.errors import DomainError
-from games.rules import GAMES, get_game
+from errors import DomainError
+from games.rules import GAMES
 from tournaments.formats import Format
-from tournaments.models import Entrant, Tournament, VersionTest
-from tournaments.scheduling import (
-    VERSION_TEST_SETS_IN_FLIGHT,
-    ladder_pairings_add,
-    tournament_matches_enqueue,
-)
+from tournaments.models import Tournament
 from tournaments.services import (
     tournament_create,
     tournament_enter,
     tournament_schedule,
     tournament_start,
 )
+from tournaments.services.ladder import (
+    ladder_entrants_sync,
+    ladder_for,
+    ladder_sets_start,
+    version_test_parameters_set,
+)
+from tournaments.services.scheduling import VERSION_TEST_SETS_IN_FLIGHT
 from tournaments.sprt import SprtParameters
 
 from . import selectors
@@ -59,28 +59,6 @@ def matchmaking_rules() -> MatchmakingRules:
     )
 
 
-def ladder_for(*, game_id: str) -> Tournament:
-    """The game's ladder, made on first use: a tournament that runs for ever."""
-    ladder = Tournament.objects.filter(game=game_id, format=Format.LADDER).first()
-    if ladder is not None:
-        return ladder
-    seed = secrets.token_hex(32)
-    try:
-        with transaction.atomic():
-            ladder = tournament_create(
-                name=f"{get_game(game_id).name} ladder",
-                game_id=game_id,
-                format=Format.LADDER,
-                seed=seed,
-            )
-            Tournament.objects.filter(id=ladder.pk).update(
-                status=Tournament.Status.RUNNING, started_at=timezone.now()
-            )
-    except IntegrityError:  # another tick made it first (one ladder per game)
-        pass
-    return Tournament.objects.get(game=game_id, format=Format.LADDER)
-
-
 def ladder_tick(*, now: datetime | None = None) -> int:
     """Start the ladder sets each game has room for; the number of sets started."""
     now = now or timezone.now()
@@ -93,7 +71,7 @@ def ladder_matchmake(*, game_id: str, now: datetime) -> list[tuple[int, int]]:
     if len(versions) < 2:
         return []
     ladder = ladder_for(game_id=game_id)
-    entrants = _entrants_sync(ladder, versions)
+    entrants = ladder_entrants_sync(ladder=ladder, versions=versions)
     views = selectors.ladder_views(ladder=ladder, entrants=entrants, now=now)
     capacity = settings.BAIZE_LADDER_SETS_IN_FLIGHT - selectors.ladder_sets_in_flight(ladder=ladder)
     if capacity <= 0:
@@ -106,44 +84,14 @@ def ladder_matchmake(*, game_id: str, now: datetime) -> list[tuple[int, int]]:
         now=now.timestamp(),
         rules=matchmaking_rules(),
     )
-    if not pairs:
+    if not pairs or not ladder_sets_start(ladder=ladder, pairs=pairs):
         return []
-    with transaction.atomic():
-        # Conditional update: two ticks at once read the same free versions; only the one
-        # that moves the ladder's progress on pairs them.
-        moved = Tournament.objects.filter(id=ladder.pk, progress=ladder.progress).update(
-            progress=F("progress") + 1
-        )
-        if moved != 1:
-            return []
-        match_ids = ladder_pairings_add(tournament_id=ladder.pk, pairs=pairs)
-        transaction.on_commit(lambda: tournament_matches_enqueue(match_ids=match_ids))
     by_entrant = {entrant.pk: entrant.version_id for entrant in entrants}
     return [(by_entrant[a], by_entrant[b]) for a, b in pairs]
 
 
 def _recent_window() -> timedelta:
     return timedelta(hours=settings.BAIZE_LADDER_RECENT_HOURS)
-
-
-def _entrants_sync(ladder: Tournament, versions: Sequence[BotVersion]) -> list[Entrant]:
-    """The ladder's entrants of ``versions``, entering those that are new to it."""
-    known = {e.version_id: e for e in Entrant.objects.filter(tournament=ladder)}
-    for version in versions:
-        if version.pk in known:
-            continue
-        with transaction.atomic():
-            # Conditional update: the count is the next position, taken by one tick only.
-            Tournament.objects.filter(id=ladder.pk).update(entrant_count=F("entrant_count") + 1)
-            position = Tournament.objects.values_list("entrant_count", flat=True).get(id=ladder.pk)
-            try:
-                with transaction.atomic():
-                    known[version.pk] = Entrant.objects.create(
-                        tournament=ladder, version=version, position=position
-                    )
-            except IntegrityError:  # entered by a tick racing this one
-                known[version.pk] = Entrant.objects.get(tournament=ladder, version=version)
-    return [known[version.pk] for version in versions]
 
 
 def challenge_create(
@@ -186,14 +134,7 @@ def version_test_create(
             versions=(candidate, *opponents),
             # A baseline starts with the sets in flight; each opponent of a pool with one.
             sets_per_pair=VERSION_TEST_SETS_IN_FLIGHT if baseline is not None else 1,
-            before_start=lambda t: VersionTest.objects.create(
-                tournament=t,
-                elo0=parameters.elo0,
-                elo1=parameters.elo1,
-                alpha=parameters.alpha,
-                beta=parameters.beta,
-                max_sets=parameters.max_sets,
-            ),
+            before_start=lambda t: version_test_parameters_set(tournament=t, parameters=parameters),
         )
     return tournament
 

@@ -11,12 +11,13 @@ from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics
-from rest_framework.exceptions import NotAuthenticated, PermissionDenied, ValidationError
+from rest_framework.exceptions import NotAuthenticated, PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from bots.permissions import can_see_private
+from errors import DomainError
 
 from . import selectors
 from .models import Match
@@ -76,7 +77,7 @@ class MatchListApi(generics.ListAPIView):
 def _flag(request: Request, name: str) -> bool:
     raw = request.query_params.get(name, "false").lower()
     if raw not in ("true", "false", "1", "0"):
-        raise ValidationError({name: f"must be true or false, got {raw[:20]!r}"})
+        raise DomainError(f"must be true or false, got {raw[:20]!r}", field=name)
     return raw in ("true", "1")
 
 
@@ -118,7 +119,7 @@ class MatchStateApi(APIView):
 def _step_parameter(request: Request) -> int:
     raw = request.query_params.get("step", "0")
     if not (raw.isascii() and raw.isdigit() and len(raw) <= 9):
-        raise ValidationError({"step": f"must be a non-negative integer, got {raw[:20]!r}"})
+        raise DomainError(f"must be a non-negative integer, got {raw[:20]!r}", field="step")
     return int(raw)
 
 

@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
 from bots.queues import queue_for
-from games.errors import DomainError, NotAllowed
+from errors import DomainError, NotAllowed
 from games.events import EventRecord, EventType
 from games.replay import (
     FailureKind,
@@ -35,6 +35,28 @@ def match_runs_uploaded_code(*, match_id: int) -> bool:
 def match_queue(*, match_id: int) -> str:
     """The Celery queue of a match: the sandboxed one when any seat holds uploaded code."""
     return queue_for(runs_uploaded_code=match_runs_uploaded_code(match_id=match_id))
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchOutcome:
+    """A finished match's result as its log's ``match_finished`` event records it."""
+
+    #: The winning seat, or None for a draw.
+    winner: int | None
+    #: Match points ``(seat 0, seat 1)``.
+    scores: tuple[int, int]
+
+
+def match_outcomes_from_logs(*, match_ids: Iterable[int]) -> dict[int, MatchOutcome]:
+    """The outcome of each of ``match_ids`` whose log has ended; the log, not the row, is
+    the record a result is read from."""
+    finals = MatchEvent.objects.filter(
+        match_id__in=list(match_ids), type=EventType.MATCH_FINISHED
+    ).values_list("match_id", "payload")
+    return {
+        match_id: MatchOutcome(payload["winner"], tuple(payload["scores"]))
+        for match_id, payload in finals
+    }
 
 
 def match_list(*, owner: User | None) -> QuerySet[Match]:

@@ -22,7 +22,7 @@ from typing import Any
 
 from django.contrib.auth.models import AnonymousUser, User
 
-from games.errors import DomainError, NotAllowed
+from errors import DomainError, NotAllowed
 
 from .models import Match
 from .redaction import Lens

@@ -1,8 +1,14 @@
-"""The layers point one way: config -> web -> ladder -> tournaments -> matches -> bots -> games."""
+"""The layers point one way: config -> web -> ladder -> tournaments -> matches -> bots -> games.
+
+Beneath them all, ``errors`` holds the refusals every layer raises. Each app's rows have one
+writer, its services (tournaments' a package), and no module reaches another by a name
+computed at run time, which this test could not see.
+"""
 
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -11,6 +17,41 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = ["games", "bots", "matches", "tournaments", "ladder", "web", "config"]
 PROJECT = set(LAYERS)
+#: Every package of the project's own code (the examples are bots, not Baize).
+PACKAGES = ["errors", *LAYERS]
+#: Methods that write rows, on a manager, a queryset or a model instance.
+WRITES = {
+    "create",
+    "update",
+    "save",
+    "delete",
+    "bulk_create",
+    "bulk_update",
+    "get_or_create",
+    "update_or_create",
+}
+TOURNAMENT_MODELS = {
+    "Tournament",
+    "Entrant",
+    "Pairing",
+    "DuplicateSet",
+    "TournamentMatch",
+    "VersionTest",
+    "RecurringTournament",
+}
+MATCH_MODELS = {"Match", "MatchEvent", "MatchSeat", "SeatStderr"}
+#: Modules named like a standard-library module, and why the name stays: each is reached
+#: only as a submodule (``app.selectors``, ``strategies.random``), never as a top-level one.
+STDLIB_NAMES_KEPT = {
+    "selectors": "an app's reads, named by the project's convention (services and selectors)",
+    "random": "the strategy of the built-in bot called random, loaded by the bot's name",
+}
+#: The standard library's ways to load a module by a name held in a variable.
+LOADERS = {"import_module", "__import__", "find_spec", "spec_from_file_location"}
+#: The one module that loads modules by a computed name, and why it may.
+LOADS_BY_NAME = {
+    "bots/builtin/strategies/__init__.py": "a strategy of its own package, by the bot's name",
+}
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -26,6 +67,57 @@ def imported_modules(path: Path) -> set[str]:
 
 def python_files(package: str) -> list[Path]:
     return [p for p in (ROOT / package).rglob("*.py") if "migrations" not in p.parts]
+
+
+def project_files() -> list[Path]:
+    return [path for package in PACKAGES for path in python_files(package)]
+
+
+def _receiver_names(node: ast.expr) -> list[str]:
+    """The names along a call's receiver: ``Entrant.objects.filter(x).update`` gives
+    ``Entrant``, ``objects``, ``filter``."""
+    names = []
+    while True:
+        if isinstance(node, ast.Call):
+            node = node.func
+        elif isinstance(node, ast.Attribute):
+            names.append(node.attr)
+            node = node.value
+        elif isinstance(node, ast.Subscript):
+            node = node.value
+        else:
+            if isinstance(node, ast.Name):
+                names.append(node.id)
+            return names
+
+
+def written_models(path: Path, models: set[str]) -> set[str]:
+    """The ``models`` whose rows ``path`` writes through their managers and querysets, or
+    through an instance named after the model (``entrant.delete()``)."""
+    snake = {re.sub(r"(?<!^)(?=[A-Z])", "_", model).lower(): model for model in models}
+    written = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        if node.func.attr not in WRITES:
+            continue
+        if any(k.arg == "commit" for k in node.keywords):  # a form's save(commit=False)
+            continue
+        for name in _receiver_names(node.func.value):
+            if name in models:
+                written.add(name)
+            elif name in snake:
+                written.add(snake[name])
+    return written
+
+
+def writers_of(models: set[str]) -> dict[str, set[str]]:
+    found = {}
+    for path in project_files():
+        written = written_models(path, models)
+        if written:
+            found[str(path.relative_to(ROOT))] = written
+    return found
 
 
 @pytest.mark.parametrize("layer", LAYERS)
@@ -66,3 +158,52 @@ def test_the_pure_cores_import_no_django(module):
     assert not {
         name for name in names if name.split(".")[0] in {"django", "celery", "rest_framework"}
     }
+
+
+def test_the_errors_every_layer_raises_import_only_the_standard_library():
+    offending = {
+        f"{path.relative_to(ROOT)}: {name}"
+        for path in python_files("errors")
+        for name in imported_modules(path)
+        if name.split(".")[0] not in sys.stdlib_module_names
+    }
+    assert not offending
+
+
+def test_only_the_tournaments_services_write_the_tournament_models():
+    writers = writers_of(TOURNAMENT_MODELS)
+    assert writers, "the check finds no writer at all: it has gone blind"
+    assert {path for path in writers if not path.startswith("tournaments/services/")} == set()
+
+
+def test_only_the_matches_services_write_a_match():
+    assert set(writers_of(MATCH_MODELS)) == {"matches/services.py"}
+
+
+def test_the_write_check_sees_a_write_from_outside(tmp_path):
+    """The check itself: a write of each kind it must see, in a module it must refuse."""
+    source = (
+        "Tournament.objects.filter(id=1).update(progress=2)\n"
+        "entrant.delete()\n"
+        "DuplicateSet.objects.create(pairing=p)\n"
+        "form.save(commit=False)\n"
+    )
+    path = tmp_path / "outsider.py"
+    path.write_text(source)
+    assert written_models(path, TOURNAMENT_MODELS) == {"Tournament", "Entrant", "DuplicateSet"}
+
+
+def test_no_module_loads_another_by_a_name_computed_at_run_time():
+    by_name = set()
+    for path in project_files():
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Call):
+                called = _receiver_names(node.func)
+                if called[:1] in ([name] for name in LOADERS):
+                    by_name.add(str(path.relative_to(ROOT)))
+    assert by_name == set(LOADS_BY_NAME)
+
+
+def test_no_module_is_named_like_a_standard_library_module():
+    named = {path.stem if path.stem != "__init__" else path.parent.name for path in project_files()}
+    assert {name for name in named if name in sys.stdlib_module_names} == set(STDLIB_NAMES_KEPT)

@@ -13,13 +13,14 @@ from django.http import Http404, HttpResponse, HttpResponseBase, HttpResponseNot
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from bots.models import Bot, BotVersion
+from errors import DomainError
 from games.rules import GAMES
 from matches.serializers import MatchSerializer
 from matches.visibility import deals_in_play
@@ -52,7 +53,7 @@ def _choice(request: Request, name: str, allowed) -> str | None:
     """A query parameter that must be one of ``allowed``; 400 naming it otherwise."""
     value = request.query_params.get(name)
     if value is not None and value not in allowed:
-        raise ValidationError({name: f"unknown {name} {value!r}; known: {sorted(allowed)}"})
+        raise DomainError(f"unknown {name} {value!r}; known: {sorted(allowed)}", field=name)
     return value
 
 
@@ -63,7 +64,7 @@ def _integer(request: Request, name: str) -> int | None:
     try:
         return int(value)
     except ValueError:
-        raise ValidationError({name: f"must be an integer, got {value!r}"}) from None
+        raise DomainError(f"must be an integer, got {value!r}", field=name) from None
 
 
 def _tournament(pk: int) -> Tournament:
@@ -124,7 +125,7 @@ class TournamentListApi(generics.ListAPIView):
             if starts_at is not None:
                 services.tournament_schedule(tournament=tournament, starts_at=starts_at)
         except services.TournamentError as error:
-            raise ValidationError({"tournament": str(error)}) from None
+            raise DomainError(str(error), field="tournament") from None
         tournament.refresh_from_db()
         return Response(TournamentSerializer(tournament).data, status=status.HTTP_201_CREATED)
 
@@ -258,7 +259,7 @@ class TournamentBracketApi(generics.ListAPIView):
         tournament = _tournament(self.kwargs["pk"])
         games = selectors.tournament_bracket(tournament=tournament)
         if games is None:
-            raise ValidationError({"format": f"a {tournament.format} tournament has no bracket"})
+            raise DomainError(f"a {tournament.format} tournament has no bracket", field="format")
         side = _choice(self.request, "side", ["winners", "losers", "final"])
         return [game for game in games if side is None or game.side == side]
 
@@ -369,7 +370,7 @@ class RatingListApi(generics.ListAPIView):
     def get_queryset(self):
         game = _choice(self.request, "game", GAMES)
         if game is None:
-            raise ValidationError({"game": f"required; one of {sorted(GAMES)}"})
+            raise DomainError(f"required; one of {sorted(GAMES)}", field="game")
         ratings = selectors.leaderboard(game_id=game).annotate(
             rank=Window(RowNumber(), order_by=[F("conservative").desc(), F("id").asc()])
         )

@@ -11,8 +11,8 @@ from typing import Any
 from django.db.models import Count, F, Q, QuerySet
 
 from bots.models import BotVersion
-from games.events import EventType
-from matches.models import Match, MatchEvent
+from matches.models import Match
+from matches.selectors import match_outcomes_from_logs
 
 from .brackets import (
     Bracket,
@@ -84,17 +84,12 @@ def set_results_from_logs(*, set_ids: Sequence[int]) -> dict[int, SetResult]:
                 "duplicate_set_id", "match_id", "first_seat"
             )
         )
-        finals = dict(
-            MatchEvent.objects.filter(
-                match_id__in=[match_id for _, match_id, _ in links],
-                type=EventType.MATCH_FINISHED,
-            ).values_list("match_id", "payload")
-        )
+        outcomes = match_outcomes_from_logs(match_ids=[match_id for _, match_id, _ in links])
         for set_id, match_id, first_seat in links:
-            if match_id not in finals:
+            if match_id not in outcomes:
                 raise ValueError(f"match {match_id} of set {set_id} has no result in its log")
-            final = finals[match_id]
-            by_set[set_id].append(SetMatch(first_seat, final["winner"], tuple(final["scores"])))
+            outcome = outcomes[match_id]
+            by_set[set_id].append(SetMatch(first_seat, outcome.winner, outcome.scores))
     return {set_id: set_result(matches) for set_id, matches in by_set.items()}
 
 

@@ -7,7 +7,7 @@ from celery import shared_task
 from matches.play import match_play
 
 from .models import Tournament, TournamentMatch
-from .scheduling import tournament_match_settle
+from .services.scheduling import tournament_match_settle
 from .tick import tournaments_tick
 
 

@@ -21,13 +21,14 @@ from matches.services import match_lease_expire
 from . import selectors
 from .models import Tournament, TournamentMatch, current
 from .rating_services import ratings_apply_pending
-from .scheduling import (
+from .services import recurring_tournaments_spawn, tournament_start
+from .services.scheduling import (
     duplicate_set_settle,
     match_replace,
     tournament_advance,
-    tournament_match_send,
+    tournament_match_failure_note,
+    tournament_match_resend,
 )
-from .services import recurring_tournaments_spawn, tournament_start
 
 #: Why a failed match is replaced, when nothing more precise was recorded.
 FAILED_ON_WORKER = "it failed on its worker (the worker's log has the error)"
@@ -76,7 +77,7 @@ def matches_expire_leases(*, now: datetime) -> int:
         status = match_lease_expire(match_id=match_id, now=now)
         if status == Match.Status.FAILED:
             reason = f"its worker {worker} stopped renewing its lease, which ran out at {lease_end}"
-            TournamentMatch.objects.filter(id=link_id).update(failure=reason)
+            tournament_match_failure_note(link_id=link_id, reason=reason)
         count += status is not None
     return count
 
@@ -128,10 +129,7 @@ def matches_redispatch_stale(*, now: datetime) -> int:
     ).values_list("id", "match_id", "dispatched_at")
     sent = 0
     for link_id, match_id, dispatched_at in stale:
-        # Conditional update: of two ticks at once, one sends the match again.
-        if TournamentMatch.objects.filter(id=link_id, dispatched_at=dispatched_at).update(
-            dispatched_at=now
-        ):
-            tournament_match_send(match_id=match_id)
-            sent += 1
+        sent += tournament_match_resend(
+            link_id=link_id, match_id=match_id, dispatched_at=dispatched_at, now=now
+        )
     return sent

@@ -104,10 +104,6 @@ class MatchRow:
     match: Match
     players: list[BotVersion | None] = field(default_factory=lambda: [None, None])
 
-    @property
-    def winner_version(self) -> BotVersion | None:
-        return None if self.match.winner is None else self.players[self.match.winner]
-
 
 def match_rows(matches: list[Match]) -> list[MatchRow]:
     """The matches with their seated versions (and bots), in one more query."""

@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 
 from bots.models import Bot
-from games.errors import DomainError, NotAllowed
+from errors import DomainError, NotAllowed
 from games.rules import GAMES
 from matches.models import Match
 from matches.selectors import match_event_records

@@ -90,14 +90,6 @@ class State:
             actions.append({kind: value})
         return actions
 
-    def _pending_moves(self, seat: int) -> Moves:
-        """The pending decision of ``seat``, the player to move, computed once per state
-        (``legal_actions`` and ``apply`` inline this: they run once per decision)."""
-        moves = self._moves
-        if moves is None:
-            moves = self._moves = self._legal_moves(seat)
-        return moves
-
     def card_zones(self) -> dict[str, tuple[str, ...]]:
         """Every card of the deck exactly once, grouped by where it lies now.
 

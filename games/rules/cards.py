@@ -26,14 +26,6 @@ def is_card(value: object) -> bool:
     return isinstance(value, str) and value in _ALL_CARDS
 
 
-def rank_of(card: str) -> str:
-    return card[0]
-
-
-def suit_of(card: str) -> str:
-    return card[1]
-
-
 def natural_value(card: str) -> int:
     """The card's rank value with aces high, 2 to 14."""
     return RANK_VALUE[card[0]]

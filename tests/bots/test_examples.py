@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from bots.bot_code import UploadLimits, read_upload, store_code
 from bots.builtin.strategies import load
-from bots.code import UploadLimits, read_upload, store_code
 from bots.referee import Limits, StrategyPlayer, referee_match
 from bots.runner import BuiltinLauncher, ScriptLauncher
 from bots.strength import duel

@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from bots.code import BotCode, store_code
+from bots.bot_code import BotCode, store_code
 from bots.models import Bot, BotVersion
 from bots.runner import BuiltinLauncher
 from bots.sandbox import SandboxLauncher

@@ -11,7 +11,7 @@ from matches.models import Match
 from tests.tournaments.conftest import settle_without_playing, strategy_bots
 from tournaments.models import DuplicateSet, Leaderboard, Pairing, Rating, Tournament
 from tournaments.ratings import PRIOR
-from tournaments.scheduling import tournament_advance
+from tournaments.services.scheduling import tournament_advance
 from tournaments.tasks import tournament_match_play
 
 

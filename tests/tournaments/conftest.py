@@ -27,7 +27,7 @@ from config.celery import app
 from matches.models import Match
 from tournaments import services
 from tournaments.models import DuplicateSet, Tournament, TournamentMatch
-from tournaments.scheduling import tournament_advance
+from tournaments.services.scheduling import tournament_advance
 from tournaments.tasks import tournament_match_play
 
 #: Short Snag matches: the match ends after the deal in which someone reaches 10 points.

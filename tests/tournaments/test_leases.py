@@ -1,6 +1,6 @@
 """Matches whose worker died: the lease runs out, the tick replaces them, the logs stay whole.
 
-Decision (documented in ``tournaments.scheduling``): the event log is append-only, so the
+Decision (documented in ``tournaments.services.scheduling``): the event log is append-only, so the
 partial log of a match whose worker died is kept as it is; the match is marked failed with
 the reason on its ``TournamentMatch``, and a fresh match with the same seed and seats takes
 its place in the duplicate set. Every match is logged exactly once.
@@ -30,7 +30,7 @@ from matches.services import (
 )
 from tournaments import services
 from tournaments.models import DuplicateSet, ManualChange, RatingUpdate, TournamentMatch
-from tournaments.scheduling import duplicate_set_settle
+from tournaments.services.scheduling import duplicate_set_settle
 from tournaments.tick import tournaments_tick
 
 from .conftest import current_matches, play_all, start, strategy_bots, tournament_with
@@ -261,7 +261,7 @@ def test_the_tick_rates_a_set_settled_by_a_worker_that_died_before_rating_it(mon
     def worker_dies(**kwargs):
         raise SystemExit("killed")
 
-    monkeypatch.setattr("tournaments.scheduling.rating_set_apply", worker_dies)
+    monkeypatch.setattr("tournaments.services.scheduling.rating_set_apply", worker_dies)
     with pytest.raises(SystemExit):
         duplicate_set_settle(set_id=current_matches(tournament).first().duplicate_set_id)
     monkeypatch.undo()

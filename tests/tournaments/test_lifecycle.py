@@ -12,7 +12,7 @@ from matches.models import Match
 from tournaments import services
 from tournaments.duplicate import seed_commitment, set_seed
 from tournaments.models import Entrant, Pairing, Tournament, TournamentMatch
-from tournaments.scheduling import _snapshot, tournament_advance
+from tournaments.services.scheduling import _snapshot, tournament_advance
 from tournaments.tick import tournaments_tick
 
 from .conftest import (

@@ -16,13 +16,13 @@ from bots.models import Bot, BotVersion
 from games.rules import get_game
 from matches.models import Match
 from matches.services import match_claim, match_event_writer
-from tournaments.scheduling import tournament_match_settle
 from tournaments.services import (
     tournament_create,
     tournament_enter,
     tournament_schedule,
     tournament_start,
 )
+from tournaments.services.scheduling import tournament_match_settle
 
 
 def bot_versions(count: int, *, game_id: str = "snag", prefix: str = "bot") -> list[BotVersion]:

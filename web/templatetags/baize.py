@@ -17,11 +17,6 @@ def points(value: float) -> str:
 
 
 @register.filter
-def percent(part: int, whole: int) -> int:
-    return round(100 * part / whole) if whole else 0
-
-
-@register.filter
 def index(sequence: list, position: int):
     return sequence[position]
 

@@ -7,7 +7,6 @@ multiple of it, so that the ratios can be read on any machine.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import random
@@ -329,15 +328,11 @@ def _sandbox_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
 
 def _installed_app_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
     """Rows measured by the apps above this layer (the web pages under load), so that this
-    layer names none of them: an installed app whose ``benchmarks`` module has
-    ``bench_rows(runs=, quick=, log=)`` gives ``(what, value, unit, target, lower_is_better)``
-    tuples."""
+    layer names none of them: an installed app whose config has ``bench_rows(runs=, quick=,
+    log=)`` gives ``(what, value, unit, target, lower_is_better)`` tuples."""
     rows = []
     for app in apps.get_app_configs():
-        name = f"{app.name}.benchmarks"
-        if importlib.util.find_spec(name) is None:
-            continue
-        measure = getattr(importlib.import_module(name), "bench_rows", None)
+        measure = getattr(app, "bench_rows", None)
         for what, value, unit, target, lower in (
             measure(runs=runs, quick=quick, log=console.log) if measure else []
         ):

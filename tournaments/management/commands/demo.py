@@ -15,9 +15,9 @@ from games.rules import GAMES
 from matches.models import Match
 from matches.selectors import match_decisions, match_replay, match_state_at
 from tournaments.models import Tournament
-from tournaments.scheduling import tournament_matches_enqueue
 from tournaments.selectors import tournament_progress_counts, tournament_standings
 from tournaments.services import round_robin_create
+from tournaments.services.scheduling import tournament_matches_enqueue
 
 OPENING_DECISIONS = 5
 

@@ -20,6 +20,7 @@ import functools
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.db import transaction
 from django.db.models import F
@@ -36,11 +37,11 @@ from matches.services import (
     matches_fail_pending,
 )
 
-from . import selectors
-from .brackets import Side, bracket_progress, double_elimination, single_elimination
-from .duplicate import PairingWinner, SetOutcome, SetResult, pairing_decision, set_seed
-from .formats import Format, round_robin_rounds
-from .models import (
+from .. import selectors
+from ..brackets import Side, bracket_progress, double_elimination, single_elimination
+from ..duplicate import PairingWinner, SetOutcome, SetResult, pairing_decision, set_seed
+from ..formats import Format, round_robin_rounds
+from ..models import (
     DuplicateSet,
     Entrant,
     Pairing,
@@ -49,10 +50,10 @@ from .models import (
     VersionTest,
     current,
 )
-from .rating_services import rating_set_apply
-from .ratings import PRIOR
-from .sprt import SprtState, Verdict, sprt_state
-from .swiss import PairingSystem, swiss_round
+from ..rating_services import rating_set_apply
+from ..ratings import PRIOR
+from ..sprt import SprtState, Verdict, sprt_state
+from ..swiss import PairingSystem, swiss_round
 
 #: Sets a version test keeps in flight: enough to keep two worker slots busy, few enough
 #: that the test stops soon after it decides.
@@ -75,7 +76,7 @@ def tournament_matches_enqueue(
 def tournament_match_send(*, match_id: int) -> None:
     """One match's task, on the queue its bots need and at the priority of its kind of work
     (``bots.queues``)."""
-    from .tasks import tournament_match_play  # the tasks module imports this one
+    from ..tasks import tournament_match_play  # the tasks module imports this one
 
     format = TournamentMatch.objects.values_list("tournament__format", flat=True).get(
         match_id=match_id
@@ -533,3 +534,21 @@ def match_replace(*, link: TournamentMatch, reason: str) -> TournamentMatch | No
         )
         transaction.on_commit(functools.partial(tournament_matches_enqueue, match_ids=[fresh.pk]))
     return TournamentMatch.objects.get(match_id=fresh.pk)
+
+
+def tournament_match_failure_note(*, link_id: int, reason: str) -> None:
+    """Why a tournament's match failed, on its link (the match row says only that it did)."""
+    TournamentMatch.objects.filter(id=link_id).update(failure=reason)
+
+
+def tournament_match_resend(
+    *, link_id: int, match_id: int, dispatched_at: datetime | None, now: datetime
+) -> bool:
+    """Send a pending match again, unless another caller resent it since ``dispatched_at``."""
+    # Conditional update: of two ticks at once, one sends the match again.
+    resent = TournamentMatch.objects.filter(id=link_id, dispatched_at=dispatched_at).update(
+        dispatched_at=now
+    )
+    if resent:
+        tournament_match_send(match_id=match_id)
+    return resent == 1

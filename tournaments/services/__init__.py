@@ -1,9 +1,14 @@
 """Tournament writes: creation, entries, the lifecycle, recurring tournaments, the audit.
 
+This package is the one writer of the tournament models (tournaments, entrants, pairings,
+duplicate sets, their matches' links, version tests, recurring templates): every other
+module, the ladder's included, changes them by calling it (``tests/test_layers.py``). This
+module holds the lifecycle; ``scheduling`` what a running tournament plays next;
+``ladder`` the ladder's and authors' own tournaments.
+
 The lifecycle is draft -> scheduled -> running -> finished, or cancelled from any of the
 first three. Every transition is a conditional update on the current status, so two
-workers (or two organisers) can never start, cancel or finish one tournament twice. What is
-played once a tournament runs is ``scheduling``'s business.
+workers (or two organisers) can never start, cancel or finish one tournament twice.
 """
 
 from __future__ import annotations
@@ -19,15 +24,15 @@ from django.utils import timezone
 
 from bots.models import Bot, BotVersion
 from bots.sandbox import sandbox_overrides_check
-from games.errors import DomainError
+from errors import DomainError
 from games.rules import get_game
 from matches.models import Match
 from matches.services import matches_fail_pending
 
-from .audit import manual_change_record
-from .duplicate import seed_commitment
-from .formats import Format, swiss_max_rounds, swiss_round_count
-from .models import (
+from ..audit import manual_change_record
+from ..duplicate import seed_commitment
+from ..formats import Format, swiss_max_rounds, swiss_round_count
+from ..models import (
     Entrant,
     ManualChange,
     RecurringTournament,
@@ -35,10 +40,10 @@ from .models import (
     TournamentMatch,
     default_time_bank,
 )
-from .permissions import can_enter
+from ..permissions import can_enter
+from ..selectors import versions_active
+from ..swiss import PairingSystem
 from .scheduling import match_replace, tournament_first_round, tournament_matches_enqueue
-from .selectors import versions_active
-from .swiss import PairingSystem
 
 Status = Tournament.Status
 #: The settings an organiser chooses, changeable until the tournament starts.

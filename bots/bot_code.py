@@ -22,6 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from errors import DomainError
+
 ENTRY_POINT = "bot.py"
 _ENCRYPTED_FLAG = 0x1
 #: Bounds on a path inside an uploaded zip: any real bot fits well within them, and the
@@ -31,13 +33,14 @@ MAX_PATH_BYTES = 1024
 MAX_PATH_DEPTH = 32
 
 
-class UploadRejected(ValueError):
+class UploadRejected(DomainError):
     """An upload Baize refuses: ``code`` names why for programs, the message for people."""
 
-    def __init__(self, code: str, message: str, *, status: int = 400) -> None:
-        super().__init__(message)
+    def __init__(
+        self, code: str, message: str, *, status: int = 400, field: str | None = None
+    ) -> None:
+        super().__init__(message, field=field)
         self.code = code
-        self.message = message
         self.status = status
 
 

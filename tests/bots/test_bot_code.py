@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bots.code import BotCode, UploadLimits, UploadRejected, read_upload, store_code
+from bots.bot_code import BotCode, UploadLimits, UploadRejected, read_upload, store_code
 
 from .uploads import (
     GOOD_BOT,
