@@ -35,8 +35,8 @@ from matches.selectors import match_queue
 from matches.services import match_create, match_seats_create
 from tests.tournaments.conftest import play_all, services_configured, wait_until
 from tournaments.models import DuplicateSet, Entrant, Tournament, TournamentMatch
-from tournaments.scheduling import ladder_pairings_add, tournament_matches_enqueue
 from tournaments.services import round_robin_create
+from tournaments.services.scheduling import ladder_pairings_add, tournament_matches_enqueue
 from tournaments.sprt import SprtParameters
 
 from .uploads import GOOD_BOT
