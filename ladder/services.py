@@ -15,13 +15,10 @@ from django.utils import timezone
 from bots.models import BotVersion
 from games.errors import DomainError
 from games.rules import GAMES, get_game
-from tournaments.formats import Format
+from tournaments.config import TournamentConfig
+from tournaments.formats import VERSION_TEST_SETS_IN_FLIGHT, Format
 from tournaments.models import Entrant, Tournament, VersionTest
-from tournaments.scheduling import (
-    VERSION_TEST_SETS_IN_FLIGHT,
-    ladder_pairings_add,
-    tournament_matches_enqueue,
-)
+from tournaments.scheduling import ladder_pairings_add, tournament_matches_enqueue
 from tournaments.services import (
     tournament_create,
     tournament_enter,
@@ -67,12 +64,10 @@ def ladder_for(*, game_id: str) -> Tournament:
     seed = secrets.token_hex(32)
     try:
         with transaction.atomic():
-            ladder = tournament_create(
-                name=f"{get_game(game_id).name} ladder",
-                game_id=game_id,
-                format=Format.LADDER,
-                seed=seed,
+            config = TournamentConfig(
+                name=f"{get_game(game_id).name} ladder", game=game_id, format=Format.LADDER
             )
+            ladder = tournament_create(config=config, seed=seed)
             Tournament.objects.filter(id=ladder.pk).update(
                 status=Tournament.Status.RUNNING, started_at=timezone.now()
             )
@@ -257,13 +252,10 @@ def _author_tournament(
     before_start: Any = None,
 ) -> Tournament:
     with transaction.atomic():
-        tournament = tournament_create(
-            name=name,
-            game_id=versions[0].bot.game,
-            format=format,
-            sets_per_pair=sets_per_pair,
-            organiser=user,
+        config = TournamentConfig(
+            name=name, game=versions[0].bot.game, format=format, sets_per_pair=sets_per_pair
         )
+        tournament = tournament_create(config=config, organiser=user)
         for version in versions:
             tournament_enter(tournament=tournament, version=version)
         if before_start is not None:
