@@ -267,32 +267,34 @@ def plan_nothing(state: TournamentState, plan: Plan) -> None:
     """The ladder's pairings come from its matchmaker, and it never finishes."""
 
 
-FORMATS: dict[str, FormatSpec] = {}
-for _spec in (
-    FormatSpec(Format.ROUND_ROBIN, round_robin_planner(1), page=Page.CROSS_TABLE),
-    FormatSpec(Format.DOUBLE_ROUND_ROBIN, round_robin_planner(2), page=Page.CROSS_TABLE),
-    FormatSpec(Format.SWISS, plan_swiss, SWISS_TIE_BREAKS, rounds=swiss_rounds, byes=True),
-    FormatSpec(
-        Format.SINGLE_ELIMINATION,
-        elimination_planner(single_elimination),
-        ELIMINATION_TIE_BREAKS,
-        page=Page.BRACKET,
-        bracket=single_elimination,
-    ),
-    FormatSpec(
-        Format.DOUBLE_ELIMINATION,
-        elimination_planner(double_elimination),
-        ELIMINATION_TIE_BREAKS,
-        page=Page.BRACKET,
-        bracket=double_elimination,
-    ),
-    FormatSpec(Format.LADDER, plan_nothing, organised=False),
-    FormatSpec(Format.CHALLENGE, round_robin_planner(1), rated=False, organised=False),
-    FormatSpec(
-        Format.VERSION_TEST, plan_version_test, rated=False, organised=False, sequential=True
-    ),
-):
-    register_format(_spec)
+#: Every format by name; ``register_format`` adds one.
+FORMATS: dict[str, FormatSpec] = {
+    str(spec.name): spec
+    for spec in (
+        FormatSpec(Format.ROUND_ROBIN, round_robin_planner(1), page=Page.CROSS_TABLE),
+        FormatSpec(Format.DOUBLE_ROUND_ROBIN, round_robin_planner(2), page=Page.CROSS_TABLE),
+        FormatSpec(Format.SWISS, plan_swiss, SWISS_TIE_BREAKS, rounds=swiss_rounds, byes=True),
+        FormatSpec(
+            Format.SINGLE_ELIMINATION,
+            elimination_planner(single_elimination),
+            ELIMINATION_TIE_BREAKS,
+            page=Page.BRACKET,
+            bracket=single_elimination,
+        ),
+        FormatSpec(
+            Format.DOUBLE_ELIMINATION,
+            elimination_planner(double_elimination),
+            ELIMINATION_TIE_BREAKS,
+            page=Page.BRACKET,
+            bracket=double_elimination,
+        ),
+        FormatSpec(Format.LADDER, plan_nothing, organised=False),
+        FormatSpec(Format.CHALLENGE, round_robin_planner(1), rated=False, organised=False),
+        FormatSpec(
+            Format.VERSION_TEST, plan_version_test, rated=False, organised=False, sequential=True
+        ),
+    )
+}
 
 
 def round_robin_rounds(entrants: Sequence[T], *, cycles: int = 1) -> list[list[tuple[T, T]]]:
