@@ -259,7 +259,7 @@ BAIZE_AUTHOR_SETS_PER_DAY = env_int("BAIZE_AUTHOR_SETS_PER_DAY", 2000, minimum=1
 # (A pairing and a duplicate set share one: playing or finished.)
 SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"] = {
     "TournamentStatusEnum": "tournaments.models.Tournament.Status",
-    "TournamentFormatEnum": "tournaments.models.Tournament.Format",
+    "TournamentFormatEnum": "tournaments.formats.format_names",
     "PlayStatusEnum": "tournaments.models.Pairing.Status",
     "MatchStatusEnum": "matches.models.Match.Status",
     "BotVersionStatusEnum": "bots.models.BotVersion.Status",

@@ -13,7 +13,8 @@ from django.utils import timezone
 from bots.models import BotVersion
 from errors import DomainError
 from games.rules import GAMES
-from tournaments.formats import Format
+from tournaments.config import TournamentConfig
+from tournaments.formats import VERSION_TEST_SETS_IN_FLIGHT, Format
 from tournaments.models import Tournament
 from tournaments.services import (
     tournament_create,
@@ -27,7 +28,6 @@ from tournaments.services.ladder import (
     ladder_sets_start,
     version_test_parameters_set,
 )
-from tournaments.services.scheduling import VERSION_TEST_SETS_IN_FLIGHT
 from tournaments.sprt import SprtParameters
 
 from . import selectors
@@ -198,13 +198,10 @@ def _author_tournament(
     before_start: Any = None,
 ) -> Tournament:
     with transaction.atomic():
-        tournament = tournament_create(
-            name=name,
-            game_id=versions[0].bot.game,
-            format=format,
-            sets_per_pair=sets_per_pair,
-            organiser=user,
+        config = TournamentConfig(
+            name=name, game=versions[0].bot.game, format=format, sets_per_pair=sets_per_pair
         )
+        tournament = tournament_create(config=config, organiser=user)
         for version in versions:
             tournament_enter(tournament=tournament, version=version)
         if before_start is not None:

@@ -24,8 +24,9 @@ from games.rules import GAMES
 from matches.models import Match
 
 from . import rating_services, services
+from .config import CONFIG_FIELDS, MAX_TIME_BANK_SECONDS, TournamentConfig
+from .formats import format_names
 from .models import (
-    ORGANISED_FORMATS,
     Entrant,
     Leaderboard,
     ManualChange,
@@ -42,9 +43,7 @@ from .swiss import PairingSystem
 Status = Tournament.Status
 GAME_CHOICES = [(game_id, game.name) for game_id, game in sorted(GAMES.items())]
 PAIRING_SYSTEMS = [(system.value, system.value) for system in PairingSystem]
-CONFIG_FIELDS = list(services.CONFIG_FIELDS)
-#: A recurring template's settings: its tournaments' Swiss rounds are paired by the default.
-TEMPLATE_FIELDS = [name for name in CONFIG_FIELDS if name != "pairing_system"]
+CONFIG_FIELDS = list(CONFIG_FIELDS)
 
 
 class ReasonForm(forms.Form):
@@ -93,14 +92,20 @@ def _time_bank_field() -> forms.FloatField:
     return forms.FloatField(
         required=False,
         min_value=0,
-        max_value=services.MAX_TIME_BANK_SECONDS,
+        max_value=MAX_TIME_BANK_SECONDS,
         help_text="Seconds of overtime each bot may use over a match; empty: the setting.",
     )
 
 
-class TournamentForm(forms.ModelForm):
+def _organised_formats() -> list[tuple[str, str]]:
+    return [(name, name.replace("_", " ")) for name in format_names(organised=True)]
+
+
+class TournamentConfigForm(forms.ModelForm):
+    """The settings of a tournament or a recurring tournament, checked as one configuration."""
+
     game = forms.ChoiceField(choices=GAME_CHOICES)
-    format = forms.ChoiceField(choices=ORGANISED_FORMATS)
+    format = forms.ChoiceField(choices=_organised_formats)
     pairing_system = forms.ChoiceField(
         choices=PAIRING_SYSTEMS,
         required=False,
@@ -109,35 +114,28 @@ class TournamentForm(forms.ModelForm):
     )
     time_bank_seconds = _time_bank_field()
 
+    def clean(self) -> dict:
+        data = super().clean()
+        if data.get("time_bank_seconds") is None:
+            data["time_bank_seconds"] = default_time_bank()
+        data["pairing_system"] = data.get("pairing_system") or PairingSystem.DUTCH.value
+        data["sandbox_overrides"] = data.get("sandbox_overrides") or {}
+        if any(name not in data for name in CONFIG_FIELDS):
+            return data  # a field is already refused, with its own message
+        try:
+            services.tournament_config_check(self.config())
+        except services.TournamentError as error:
+            raise forms.ValidationError(str(error)) from None
+        return data
+
+    def config(self) -> TournamentConfig:
+        return TournamentConfig(**{name: self.cleaned_data[name] for name in CONFIG_FIELDS})
+
+
+class TournamentForm(TournamentConfigForm):
     class Meta:
         model = Tournament
         fields = CONFIG_FIELDS
-
-    def clean(self) -> dict:
-        return _config_checked(super().clean())
-
-
-def _config_checked(data: dict) -> dict:
-    if data.get("time_bank_seconds") is None:
-        data["time_bank_seconds"] = default_time_bank()
-    if "pairing_system" in data:
-        data["pairing_system"] = data["pairing_system"] or PairingSystem.DUTCH.value
-    data["sandbox_overrides"] = data.get("sandbox_overrides") or {}
-    try:
-        services.tournament_config_check(
-            game_id=data.get("game", ""),
-            format=data.get("format", ""),
-            options=data.get("options"),
-            sets_per_pair=data.get("sets_per_pair") or 0,
-            rounds=data.get("rounds"),
-            decision_timeout=data.get("decision_timeout") or 0,
-            time_bank_seconds=data["time_bank_seconds"],
-            sandbox_overrides=data["sandbox_overrides"],
-            pairing_system=data.get("pairing_system", PairingSystem.DUTCH),
-        )
-    except services.TournamentError as error:
-        raise forms.ValidationError(str(error)) from None
-    return data
 
 
 class EntrantFormSet(BaseInlineFormSet):
@@ -251,11 +249,7 @@ class TournamentAdmin(admin.ModelAdmin):
             if not services.tournament_configure(tournament=obj, **config):
                 self.message_user(request, f"{obj} has started; not changed", messages.ERROR)
             return
-        created = services.tournament_create(
-            **{name: form.cleaned_data[name] for name in CONFIG_FIELDS if name != "game"},
-            game_id=form.cleaned_data["game"],
-            organiser=request.user,
-        )
+        created = services.tournament_create(config=form.config(), organiser=request.user)
         obj.pk, obj.seed, obj.seed_sha256 = created.pk, created.seed, created.seed_sha256
         obj._state.adding = False
 
@@ -367,16 +361,13 @@ class TournamentMatchAdmin(admin.ModelAdmin):
         return _with_reason(self, request, queryset, title="Re-run", perform=perform)
 
 
-class RecurringTournamentForm(forms.ModelForm):
-    game = forms.ChoiceField(choices=GAME_CHOICES)
-    time_bank_seconds = _time_bank_field()
-
+class RecurringTournamentForm(TournamentConfigForm):
     class Meta:
         model = RecurringTournament
-        fields = [*TEMPLATE_FIELDS, "every", "next_start_at", "active"]
+        fields = [*CONFIG_FIELDS, "every", "next_start_at", "active"]
 
     def clean(self) -> dict:
-        data = _config_checked(super().clean())
+        data = super().clean()
         every = data.get("every")
         if every is not None and every.total_seconds() < 60:
             self.add_error("every", "at least one minute")

@@ -26,7 +26,7 @@ from matches.serializers import MatchSerializer
 from matches.visibility import deals_in_play
 
 from . import selectors, services, standings_cache
-from .formats import KINDS, ORGANISED, Format
+from .formats import ORGANISED, format_names, format_spec, kinds
 from .models import Pairing, Tournament
 from .permissions import IsOrganiser, can_enter, is_organiser
 from .serializers import (
@@ -78,13 +78,13 @@ def _tournament(pk: int) -> Tournament:
         OpenApiParameter(
             "tournament_format",
             str,
-            enum=[f.value for f in Format],
+            enum=format_names(),
             description="Only this format (``format`` itself picks the response renderer).",
         ),
         OpenApiParameter(
             "kind",
             str,
-            enum=[*KINDS, ALL_KINDS],
+            enum=[*kinds(), ALL_KINDS],
             description=(
                 "``organised`` (an organiser's tournaments), the ladder's runs, authors' "
                 "challenges or version tests, or ``all``. Default ``organised``, unless "
@@ -103,10 +103,10 @@ class TournamentListApi(generics.ListAPIView):
         filters = {
             "game": _choice(self.request, "game", GAMES),
             "status": _choice(self.request, "status", Tournament.Status.values),
-            "format": _choice(self.request, "tournament_format", [f.value for f in Format]),
+            "format": _choice(self.request, "tournament_format", format_names()),
         }
-        default_kind = Format(filters["format"]).kind if filters["format"] else ORGANISED
-        kind = _choice(self.request, "kind", [*KINDS, ALL_KINDS]) or default_kind
+        default_kind = format_spec(filters["format"]).kind if filters["format"] else ORGANISED
+        kind = _choice(self.request, "kind", [*kinds(), ALL_KINDS]) or default_kind
         queryset = selectors.tournament_list(kind=None if kind == ALL_KINDS else kind)
         return queryset.filter(**{name: value for name, value in filters.items() if value})
 
@@ -116,11 +116,10 @@ class TournamentListApi(generics.ListAPIView):
             raise PermissionDenied("only organisers create tournaments")
         given = TournamentCreateSerializer(data=request.data)
         given.is_valid(raise_exception=True)
-        data = dict(given.validated_data)
-        starts_at = data.pop("starts_at")
+        starts_at = given.validated_data["starts_at"]
         try:
             tournament = services.tournament_create(
-                game_id=data.pop("game"), organiser=request.user, **data
+                config=given.validated_config(), organiser=request.user
             )
             if starts_at is not None:
                 services.tournament_schedule(tournament=tournament, starts_at=starts_at)

@@ -1,26 +1,50 @@
-"""Tournament formats as pure functions: entrants in, pairings out (no Django, no I/O).
+"""Tournament formats as a table: each format's name and what differs between formats.
 
-Round robin (single or double) and the length of a Swiss live here; Swiss pairings (the
+``FORMATS`` maps each format to its ``FormatSpec``: how its rounds are planned (a planner
+reading and writing ``tournaments.planning`` values), whether it is rated, whether
+organisers create it, how its page shows it, its tie-breaks, and the settings it takes.
+Nothing outside this table asks which format a tournament is; adding a format is its
+planner and one ``register_format`` call.
+
+Round robin (single or double) and the length of a Swiss live here too; Swiss pairings (the
 Dutch and Monrad systems) in ``tournaments.swiss``, the elimination brackets in
-``tournaments.brackets``. A format pairs entrants (any hashable values); what a pairing
-plays (duplicate sets, ``tournaments.duplicate``) is the caller's business.
+``tournaments.brackets``. Pure: no Django, no I/O.
 """
 
 from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Hashable, Sequence
-from typing import TypeVar
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
+
+from .brackets import Bracket, Side, bracket_progress, double_elimination, single_elimination
+from .duplicate import SetOutcome, SetResult
+from .planning import ROUNDS, NewPairing, Plan, TournamentState
+from .sprt import Verdict, sprt_state
+from .standings import (
+    ELIMINATION_TIE_BREAKS,
+    ROUND_ROBIN_TIE_BREAKS,
+    SWISS_TIE_BREAKS,
+    TieBreak,
+)
+from .swiss import PairingSystem, swiss_round
+
+if TYPE_CHECKING:
+    from .config import TournamentConfig
 
 T = TypeVar("T", bound=Hashable)
 
 
-#: The kind of the tournaments an organiser creates (every format but the three below).
+#: The kind of the tournaments an organiser creates (every format not made for its users).
 ORGANISED = "organised"
 
 
 class Format(enum.StrEnum):
+    """The names of the built-in formats (``FORMATS`` says what each one is)."""
+
     ROUND_ROBIN = "round_robin"
     DOUBLE_ROUND_ROBIN = "double_round_robin"
     SWISS = "swiss"
@@ -33,32 +57,244 @@ class Format(enum.StrEnum):
     #: A sequential test of one version against another (``tournaments.sprt``), unrated.
     VERSION_TEST = "version_test"
 
-    @property
-    def is_organised(self) -> bool:
-        """A format an organiser creates; the others are made by the ladder and authors."""
-        return self not in (Format.LADDER, Format.CHALLENGE, Format.VERSION_TEST)
+
+class Page(enum.StrEnum):
+    """How a tournament's page shows its pairings."""
+
+    #: The rounds, and a cross table of every pair.
+    CROSS_TABLE = "cross_table"
+    #: The rounds' pairings.
+    ROUNDS = "rounds"
+    #: The bracket, game by game.
+    BRACKET = "bracket"
+
+
+#: Plans what a running tournament plays next: reads the state, fills in the plan.
+Planner = Callable[[TournamentState, Plan], None]
+
+
+@dataclass(frozen=True)
+class FormatSpec:
+    """What one format is; everything that differs between formats is a field here."""
+
+    name: str
+    planner: Planner
+    #: The standings' tie-breaks, in the order they apply after place and score.
+    tie_breaks: tuple[TieBreak, ...] = ROUND_ROBIN_TIE_BREAKS
+    #: Its sets change the game's ratings.
+    rated: bool = True
+    #: An organiser creates it; the others are made by the ladder and authors.
+    organised: bool = True
+    page: Page = Page.ROUNDS
+    #: An elimination format's bracket for a field of n; its pairings are decided by
+    #: tie-break sets and seeds, and its standings rank by place first.
+    bracket: Callable[[int], Bracket] | None = None
+    #: A format played in a number of rounds the organiser may choose: the rounds a field
+    #: of n plays, given the rounds chosen (None: the format's default).
+    rounds: Callable[[int | None, int], int] | None = None
+    #: Its rounds may give byes (the standings show them).
+    byes: bool = False
+    #: Its planner decides every pairing itself (no set-count decision per pairing).
+    sequential: bool = False
+    #: A further check of a configuration of this format: ``ValueError`` saying what is wrong.
+    check: Callable[[TournamentConfig], None] | None = None
 
     @property
     def kind(self) -> str:
         """What made it: ``organised`` for an organiser's formats, else the format's own name."""
-        return ORGANISED if self.is_organised else self.value
-
-    @property
-    def is_rated(self) -> bool:
-        """Its sets change the game's ratings; a challenge or a version test does not."""
-        return self not in (Format.CHALLENGE, Format.VERSION_TEST)
-
-    @property
-    def is_elimination(self) -> bool:
-        return self in (Format.SINGLE_ELIMINATION, Format.DOUBLE_ELIMINATION)
-
-    @property
-    def is_round_robin(self) -> bool:
-        return self in (Format.ROUND_ROBIN, Format.DOUBLE_ROUND_ROBIN)
+        return ORGANISED if self.organised else str(self.name)
 
 
-#: The kinds of tournament: organised ones, and the ladder's, challenges' and version tests' runs.
-KINDS = (ORGANISED, Format.LADDER.value, Format.CHALLENGE.value, Format.VERSION_TEST.value)
+def register_format(spec: FormatSpec) -> FormatSpec:
+    """Add a format to ``FORMATS`` (or replace the one of that name)."""
+    FORMATS[str(spec.name)] = spec
+    return spec
+
+
+def format_spec(name: str) -> FormatSpec:
+    """The format of this name; ``ValueError`` naming the known formats otherwise."""
+    try:
+        return FORMATS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown format {name!r}; known: {sorted(FORMATS)}") from None
+
+
+def format_names(*, organised: bool | None = None, rated: bool | None = None) -> list[str]:
+    """The formats, or those organised (or not), rated (or not)."""
+    return [
+        name
+        for name, spec in FORMATS.items()
+        if organised in (None, spec.organised) and rated in (None, spec.rated)
+    ]
+
+
+def kinds() -> tuple[str, ...]:
+    """The kinds of tournament: organised ones, then each format made for its users."""
+    return (ORGANISED, *format_names(organised=False))
+
+
+def _rounds_table(plan: Plan, rounds: list[list[tuple[int, int]]]) -> None:
+    for number, pairs in enumerate(rounds, start=1):
+        plan.new_pairings += [
+            NewPairing(f"r{number}t{table}", ROUNDS, number, table, a, b)
+            for table, (a, b) in enumerate(pairs, start=1)
+        ]
+
+
+def round_robin_planner(cycles: int) -> Planner:
+    """Every pair ``cycles`` times, all rounds created at once; done when all are decided."""
+
+    def plan_round_robin(state: TournamentState, plan: Plan) -> None:
+        if state.pairings:
+            plan.finish = all(view.finished for view in state.pairings)
+            return
+        ids = [entrant.id for entrant in state.entrants]
+        _rounds_table(plan, round_robin_rounds(ids, cycles=cycles))
+
+    return plan_round_robin
+
+
+def plan_swiss(state: TournamentState, plan: Plan) -> None:
+    """The next round once the current one is decided, paired by score; done after the
+    tournament's rounds."""
+    views = state.pairings
+    current = max((view.round for view in views), default=0)
+    if not all(view.finished for view in views if view.round == current):
+        return
+    if current >= (state.rounds or 0):
+        plan.finish = True
+        return
+    scores: dict[int, float] = defaultdict(float)
+    for view in views:
+        if view.second is None:  # a bye is a pairing won, as the standings count it
+            scores[view.first] += float(state.sets_per_pair)
+        for result in view.results:
+            first_points, second_points = result.set_points()
+            scores[view.first] += first_points
+            scores[view.second] += second_points
+    ranking = sorted(state.entrants, key=lambda e: (-scores[e.id], e.seed))
+    paired = swiss_round(
+        [entrant.id for entrant in ranking],
+        scores={entrant.id: scores[entrant.id] for entrant in ranking},
+        played={frozenset((v.first, v.second)) for v in views if v.second is not None},
+        had_bye={view.first for view in views if view.second is None},
+        system=PairingSystem(state.pairing_system),
+    )
+    number = current + 1
+    plan.new_pairings += [
+        NewPairing(f"r{number}t{table}", ROUNDS, number, table, a, b)
+        for table, (a, b) in enumerate(paired.pairs, start=1)
+    ]
+    if paired.bye is not None:
+        table = len(paired.pairs) + 1
+        plan.new_pairings.append(
+            NewPairing(f"r{number}bye", ROUNDS, number, table, paired.bye, None)
+        )
+
+
+def swiss_rounds(chosen: int | None, entrants: int) -> int:
+    """The rounds chosen, or enough to single out a winner, but never more than a field
+    can play without a rematch."""
+    return min(chosen or swiss_round_count(entrants), swiss_max_rounds(entrants))
+
+
+def elimination_planner(bracket_of: Callable[[int], Bracket]) -> Planner:
+    """The bracket games whose two sides are now known; done when the bracket is."""
+
+    def plan_elimination(state: TournamentState, plan: Plan) -> None:
+        bracket = bracket_of(len(state.entrants))
+        views = state.pairings
+        winners = {view.key: view.winner for view in views if view.finished}
+        progress = bracket_progress(bracket, [e.id for e in state.entrants], winners)
+        existing = {view.key for view in views}
+        for game_state in progress.ready:
+            if game_state.key in existing:
+                continue
+            game = bracket.game(game_state.key)
+            key = game_state.key
+            table = int(key.split("-")[1]) if "-" in key else 1
+            plan.new_pairings.append(
+                NewPairing(
+                    key, Side(game.side), game.round, table, game_state.first, game_state.second
+                )
+            )
+        plan.finish = progress.finished
+
+    return plan_elimination
+
+
+#: Sets a version test keeps in flight: enough to keep two worker slots busy, few enough
+#: that the test stops soon after it decides.
+VERSION_TEST_SETS_IN_FLIGHT = 2
+
+
+def plan_version_test(state: TournamentState, plan: Plan) -> None:
+    """A pairing of the candidate (first) with each opponent: the baseline, or each version
+    of a pool. Sets are added, at least ``VERSION_TEST_SETS_IN_FLIGHT`` at a time and at
+    most one a pairing per advance, to the opponents that have played least, until the
+    sequential test, reading every set of the candidate as one, decides or reaches its cap."""
+    views = state.pairings
+    if not views:
+        by_position = sorted(state.entrants, key=lambda entrant: entrant.position)
+        candidate, *opponents = (entrant.id for entrant in by_position)
+        for table, opponent in enumerate(opponents, start=1):
+            key = "test" if len(opponents) == 1 else f"test-{table}"
+            plan.new_pairings.append(NewPairing(key, ROUNDS, 1, table, candidate, opponent))
+        return
+    assert state.sprt is not None, "a version test runs with its test's parameters"
+    results = [result for view in views for result in view.results]
+    verdict = sprt_state(*_counts(results), state.sprt)
+    if verdict.verdict is not Verdict.PENDING:
+        plan.decided.update({view.key: None for view in views})
+        plan.finish = True
+        plan.version_test = verdict
+        return
+    created = sum(view.sets for view in views)
+    room = min(
+        max(VERSION_TEST_SETS_IN_FLIGHT, len(views)) - (created - len(results)),
+        state.sprt.max_sets - created,
+    )
+    least_played = sorted(views, key=lambda view: view.sets)
+    plan.extra_sets += [view.key for view in least_played[: max(room, 0)]]
+
+
+def _counts(results: Sequence[SetResult]) -> tuple[int, int, int]:
+    outcomes = [result.outcome for result in results]
+    return tuple(outcomes.count(o) for o in (SetOutcome.FIRST, SetOutcome.DRAWN, SetOutcome.SECOND))
+
+
+def plan_nothing(state: TournamentState, plan: Plan) -> None:
+    """The ladder's pairings come from its matchmaker, and it never finishes."""
+
+
+#: Every format by name; ``register_format`` adds one.
+FORMATS: dict[str, FormatSpec] = {
+    str(spec.name): spec
+    for spec in (
+        FormatSpec(Format.ROUND_ROBIN, round_robin_planner(1), page=Page.CROSS_TABLE),
+        FormatSpec(Format.DOUBLE_ROUND_ROBIN, round_robin_planner(2), page=Page.CROSS_TABLE),
+        FormatSpec(Format.SWISS, plan_swiss, SWISS_TIE_BREAKS, rounds=swiss_rounds, byes=True),
+        FormatSpec(
+            Format.SINGLE_ELIMINATION,
+            elimination_planner(single_elimination),
+            ELIMINATION_TIE_BREAKS,
+            page=Page.BRACKET,
+            bracket=single_elimination,
+        ),
+        FormatSpec(
+            Format.DOUBLE_ELIMINATION,
+            elimination_planner(double_elimination),
+            ELIMINATION_TIE_BREAKS,
+            page=Page.BRACKET,
+            bracket=double_elimination,
+        ),
+        FormatSpec(Format.LADDER, plan_nothing, organised=False),
+        FormatSpec(Format.CHALLENGE, round_robin_planner(1), rated=False, organised=False),
+        FormatSpec(
+            Format.VERSION_TEST, plan_version_test, rated=False, organised=False, sequential=True
+        ),
+    )
+}
 
 
 def round_robin_rounds(entrants: Sequence[T], *, cycles: int = 1) -> list[list[tuple[T, T]]]:

@@ -11,6 +11,7 @@ from django.db import models
 
 from . import formats
 from .brackets import Side
+from .config import TournamentConfig, config_of
 from .duplicate import SetOutcome
 from .ratings import Skill
 from .sprt import SprtParameters
@@ -27,24 +28,15 @@ TIME_BANK_HELP = "Seconds of overtime per bot and match beyond the decision limi
 SANDBOX_OVERRIDES_HELP = 'Sandbox limits other than the settings, e.g. {"cpu_seconds": 30}.'
 
 
-#: The formats an organiser may choose (the ladder, challenges and tests are made for them).
-ORGANISED_FORMATS = [(f.value, f.value.replace("_", " ")) for f in formats.Format if f.is_organised]
-
-
-class Tournament(models.Model):
-    Format = models.TextChoices("Format", [(f.name, f.value) for f in formats.Format])
-
-    class Status(models.TextChoices):
-        DRAFT = "draft"
-        SCHEDULED = "scheduled"
-        RUNNING = "running"
-        FINISHED = "finished"
-        CANCELLED = "cancelled"
+class TournamentConfigFields(models.Model):
+    """A tournament's settings (``config.TournamentConfig``), shared by a tournament and a
+    recurring tournament, which passes them on to each tournament it spawns."""
 
     name = models.CharField(max_length=120)
     game = models.CharField(max_length=32)
     options = models.JSONField(default=dict, blank=True)
-    format = models.CharField(max_length=32, choices=Format.choices, default=Format.ROUND_ROBIN)
+    #: A name in ``formats.FORMATS`` (the table, not field choices, says which exist).
+    format = models.CharField(max_length=32, default=formats.Format.ROUND_ROBIN.value)
     #: Swiss rounds; left empty, ``ceil(log2 entrants)`` is set when the tournament starts.
     rounds = models.PositiveSmallIntegerField(null=True, blank=True)
     #: How Swiss rounds are paired (``tournaments.swiss``); tournaments made before the
@@ -57,6 +49,26 @@ class Tournament(models.Model):
     )
     #: Duplicate sets each pairing plays; a set is two matches on one seed with seats swapped.
     sets_per_pair = models.PositiveSmallIntegerField(default=1)
+    decision_timeout = models.FloatField(default=1.0)
+    time_bank_seconds = models.FloatField(default=default_time_bank, help_text=TIME_BANK_HELP)
+    sandbox_overrides = models.JSONField(default=dict, blank=True, help_text=SANDBOX_OVERRIDES_HELP)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def config(self) -> TournamentConfig:
+        return config_of(self)
+
+
+class Tournament(TournamentConfigFields):
+    class Status(models.TextChoices):
+        DRAFT = "draft"
+        SCHEDULED = "scheduled"
+        RUNNING = "running"
+        FINISHED = "finished"
+        CANCELLED = "cancelled"
+
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
     #: Why the tournament was cancelled (or anything else its status needs explained).
     status_reason = models.TextField(blank=True)
@@ -64,9 +76,6 @@ class Tournament(models.Model):
     seed = models.CharField(max_length=128)
     #: SHA-256 (hex) of ``seed``, public from creation: the deals were fixed in advance.
     seed_sha256 = models.CharField(max_length=64)
-    decision_timeout = models.FloatField(default=1.0)
-    time_bank_seconds = models.FloatField(default=default_time_bank, help_text=TIME_BANK_HELP)
-    sandbox_overrides = models.JSONField(default=dict, blank=True, help_text=SANDBOX_OVERRIDES_HELP)
     starts_at = models.DateTimeField(null=True, blank=True)
     organiser = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -250,20 +259,9 @@ class TournamentMatch(models.Model):
         return f"{self.duplicate_set} match {self.match_id}"
 
 
-class RecurringTournament(models.Model):
+class RecurringTournament(TournamentConfigFields):
     """A template the tick turns into a scheduled tournament of every active bot, periodically."""
 
-    name = models.CharField(max_length=120)
-    game = models.CharField(max_length=32)
-    options = models.JSONField(default=dict, blank=True)
-    format = models.CharField(
-        max_length=32, choices=ORGANISED_FORMATS, default=Tournament.Format.ROUND_ROBIN
-    )
-    rounds = models.PositiveSmallIntegerField(null=True, blank=True)
-    sets_per_pair = models.PositiveSmallIntegerField(default=1)
-    decision_timeout = models.FloatField(default=1.0)
-    time_bank_seconds = models.FloatField(default=default_time_bank, help_text=TIME_BANK_HELP)
-    sandbox_overrides = models.JSONField(default=dict, blank=True, help_text=SANDBOX_OVERRIDES_HELP)
     every = models.DurationField(help_text="Time between two tournaments, e.g. 1 day.")
     next_start_at = models.DateTimeField()
     active = models.BooleanField(default=True)

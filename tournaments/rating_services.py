@@ -18,7 +18,7 @@ from django.db.models import F
 
 from . import selectors
 from .audit import manual_change_record
-from .formats import Format
+from .formats import format_spec
 from .models import (
     DuplicateSet,
     Leaderboard,
@@ -45,7 +45,7 @@ def rating_set_apply(*, set_id: int) -> bool:
     ).get(id=set_id)
     if duplicate_set.status != DuplicateSet.Status.FINISHED:
         raise ValueError(f"{duplicate_set} is not finished; only finished sets are rated")
-    if not Format(duplicate_set.pairing.tournament.format).is_rated:
+    if not format_spec(duplicate_set.pairing.tournament.format).rated:
         return False  # a challenge or a version test leaves the ratings alone
     leaderboard = leaderboard_for(game_id=duplicate_set.pairing.tournament.game)
     for _ in range(APPLY_ATTEMPTS):

@@ -14,18 +14,9 @@ from bots.models import BotVersion
 from matches.models import Match
 from matches.selectors import match_outcomes_from_logs
 
-from .brackets import (
-    Bracket,
-    BracketProgress,
-    LoserOf,
-    Seed,
-    Source,
-    bracket_progress,
-    double_elimination,
-    single_elimination,
-)
+from .brackets import BracketProgress, LoserOf, Seed, Source, bracket_progress
 from .duplicate import SetMatch, SetResult, set_result
-from .formats import Format
+from .formats import FORMATS, format_names, format_spec
 from .models import (
     DuplicateSet,
     Entrant,
@@ -36,18 +27,18 @@ from .models import (
     TournamentMatch,
     current,
 )
-from .standings import TIE_BREAKS, PairedSet, StandingRow, TieBreak, standings
+from .standings import PairedSet, StandingRow, TieBreak, standings
 
 #: Ids per ``IN (...)`` query, well under every database's limit on parameters.
 _CHUNK = 500
 
 
 def tournament_list(*, kind: str | None = None) -> QuerySet[Tournament]:
-    """Every tournament, or only those of one kind (``formats.KINDS``)."""
+    """Every tournament, or only those of one kind (``formats.kinds()``)."""
     tournaments = Tournament.objects.all()
     if kind is None:
         return tournaments
-    return tournaments.filter(format__in=[f.value for f in Format if f.kind == kind])
+    return tournaments.filter(format__in=[name for name, f in FORMATS.items() if f.kind == kind])
 
 
 def tournament_entrants(*, tournament: Tournament) -> list[Entrant]:
@@ -102,7 +93,7 @@ def duplicate_sets_unrated() -> list[int]:
     """Finished sets not rated yet, in the order they finished."""
     return list(
         DuplicateSet.objects.filter(status=DuplicateSet.Status.FINISHED, rating_update__isnull=True)
-        .filter(pairing__tournament__format__in=[f.value for f in Format if f.is_rated])
+        .filter(pairing__tournament__format__in=format_names(rated=True))
         .order_by("finished_at", "id")
         .values_list("id", flat=True)
     )
@@ -158,12 +149,12 @@ def tournament_standings(*, tournament: Tournament) -> StandingsTable:
     )
     paired = [PairedSet(first, second, SetResult(*result)) for first, second, *result in sets]
     byes = tournament.pairings.filter(second__isnull=True).values_list("first_id", flat=True)
-    tournament_format = Format(tournament.format)
+    spec = format_spec(tournament.format)
     places = None
-    if tournament_format.is_elimination and tournament.started_at is not None:
+    if spec.bracket is not None and tournament.started_at is not None:
         progress = _bracket_progress(tournament, entrants)
         places = progress.placements([entrant.pk for entrant in entrants])
-    tie_breaks = TIE_BREAKS[tournament_format]
+    tie_breaks = spec.tie_breaks
     rows = standings(
         [entrant.pk for entrant in entrants],
         paired,
@@ -176,19 +167,12 @@ def tournament_standings(*, tournament: Tournament) -> StandingsTable:
     return StandingsTable(tie_breaks, [(by_id[row.entrant], row) for row in rows])
 
 
-def _bracket(tournament: Tournament, entrants: int) -> Bracket:
-    if tournament.format == Format.SINGLE_ELIMINATION:
-        return single_elimination(entrants)
-    return double_elimination(entrants)
-
-
 def _bracket_progress(tournament: Tournament, entrants: list[Entrant]) -> BracketProgress[int]:
     winners = dict(
         tournament.pairings.filter(status=Pairing.Status.FINISHED).values_list("key", "winner_id")
     )
-    return bracket_progress(
-        _bracket(tournament, len(entrants)), [entrant.pk for entrant in entrants], winners
-    )
+    bracket = format_spec(tournament.format).bracket(len(entrants))
+    return bracket_progress(bracket, [entrant.pk for entrant in entrants], winners)
 
 
 @dataclass(frozen=True)
@@ -207,7 +191,7 @@ class BracketGameView:
 def tournament_bracket(*, tournament: Tournament) -> list[BracketGameView] | None:
     """Every game of an elimination bracket with who plays it and how it stands; None if
     the tournament is not an elimination. Before the start, entry order stands for seeds."""
-    if not Format(tournament.format).is_elimination:
+    if format_spec(tournament.format).bracket is None:
         return None
     entrants = tournament_entrants(tournament=tournament)
     if len(entrants) < 2:

@@ -5,12 +5,10 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from bots.sandbox import sandbox_overrides_check
-
-from .formats import KINDS, Format
+from . import config
+from .formats import Format, format_names, format_spec, kinds
 from .models import DuplicateSet, Entrant, Pairing, Rating, RatingChange, Tournament
 from .selectors import pairing_result
-from .services import MAX_SWISS_ROUNDS, MAX_TIME_BANK_SECONDS
 from .swiss import PairingSystem
 
 #: Ids and numbers the database can hold (a larger one is a 400, not an overflow).
@@ -45,6 +43,7 @@ class TournamentSerializer(serializers.ModelSerializer):
     seed = serializers.SerializerMethodField(
         help_text="The secret seed of every deal: null until the tournament is over."
     )
+    format = serializers.ChoiceField(choices=format_names())
     kind = serializers.SerializerMethodField(
         help_text="organised (an organiser's), or ladder, challenge or version_test."
     )
@@ -77,9 +76,9 @@ class TournamentSerializer(serializers.ModelSerializer):
     def get_seed(self, tournament: Tournament) -> str | None:
         return tournament.seed if tournament.seed_public else None
 
-    @extend_schema_field(serializers.ChoiceField(choices=KINDS))
+    @extend_schema_field(serializers.ChoiceField(choices=kinds()))
     def get_kind(self, tournament: Tournament) -> str:
-        return Format(tournament.format).kind
+        return format_spec(tournament.format).kind
 
 
 class TournamentDetailSerializer(TournamentSerializer):
@@ -94,22 +93,26 @@ class TournamentCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=120)
     game = serializers.CharField()
     format = serializers.ChoiceField(
-        choices=[f.value for f in Format if f.is_organised], default=Format.ROUND_ROBIN
+        choices=format_names(organised=True), default=Format.ROUND_ROBIN
     )
     options = serializers.DictField(required=False, default=dict)
-    sets_per_pair = serializers.IntegerField(min_value=1, max_value=100, default=1)
+    sets_per_pair = serializers.IntegerField(
+        min_value=1, max_value=config.MAX_SETS_PER_PAIR, default=1
+    )
     rounds = serializers.IntegerField(
-        min_value=1, max_value=MAX_SWISS_ROUNDS, required=False, allow_null=True, default=None
+        min_value=1, max_value=config.MAX_ROUNDS, required=False, allow_null=True, default=None
     )
     pairing_system = serializers.ChoiceField(
         choices=[system.value for system in PairingSystem],
         default=PairingSystem.DUTCH.value,
         help_text=PAIRING_SYSTEM_HELP,
     )
-    decision_timeout = serializers.FloatField(min_value=0.01, max_value=60, default=1.0)
+    decision_timeout = serializers.FloatField(
+        min_value=0.01, max_value=config.MAX_DECISION_TIMEOUT, default=1.0
+    )
     time_bank_seconds = serializers.FloatField(
         min_value=0,
-        max_value=MAX_TIME_BANK_SECONDS,
+        max_value=config.MAX_TIME_BANK_SECONDS,
         required=False,
         help_text="Overtime per bot and match; left out: the server's setting.",
     )
@@ -126,10 +129,16 @@ class TournamentCreateSerializer(serializers.Serializer):
 
     def validate_sandbox_overrides(self, overrides: dict[str, int]) -> dict[str, int]:
         try:
-            sandbox_overrides_check(overrides)
-        except ValueError as error:
+            config.sandbox_overrides_check(overrides)
+        except config.TournamentConfigError as error:
             raise serializers.ValidationError(str(error)) from None
         return overrides
+
+    def validated_config(self) -> config.TournamentConfig:
+        """The tournament's configuration (checked when the tournament is created)."""
+        data = {**self.validated_data}
+        data.pop("starts_at", None)
+        return config.TournamentConfig(**data)
 
 
 class EntryCreateSerializer(serializers.Serializer):

@@ -6,7 +6,7 @@ entrant who sits out does not fall behind those who play. Entrants are ranked by
 
 1. **place** (elimination brackets only): how far the entrant got; still in beats out;
 2. **score**: set points;
-3. the format's tie-breaks, in the order the format lists them (``TIE_BREAKS``):
+3. the format's tie-breaks, in the order the format lists them (``formats.FORMATS``):
    - ``head_to_head``: set points scored in the sets among the entrants still level;
    - ``buchholz``: the sum of the scores of the opponents of every set played (a bye adds
      nothing), i.e. how strong the field met was;
@@ -26,7 +26,6 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .duplicate import SetResult
-from .formats import Format
 
 
 class TieBreak(enum.StrEnum):
@@ -37,32 +36,22 @@ class TieBreak(enum.StrEnum):
     POINTS_FOR = "points_for"
 
 
-_ROUND_ROBIN = (
+#: The tie-breaks of each format, in the order they apply after place and score
+#: (``formats.FormatSpec.tie_breaks``).
+ROUND_ROBIN_TIE_BREAKS = (
     TieBreak.HEAD_TO_HEAD,
     TieBreak.SONNEBORN_BERGER,
     TieBreak.POINTS_DIFFERENCE,
     TieBreak.POINTS_FOR,
 )
-_SWISS = (
+SWISS_TIE_BREAKS = (
     TieBreak.BUCHHOLZ,
     TieBreak.SONNEBORN_BERGER,
     TieBreak.HEAD_TO_HEAD,
     TieBreak.POINTS_DIFFERENCE,
     TieBreak.POINTS_FOR,
 )
-_ELIMINATION = (TieBreak.POINTS_DIFFERENCE, TieBreak.POINTS_FOR)
-
-#: The tie-breaks of each format, in the order they apply after place and score.
-TIE_BREAKS: dict[Format, tuple[TieBreak, ...]] = {
-    Format.ROUND_ROBIN: _ROUND_ROBIN,
-    Format.DOUBLE_ROUND_ROBIN: _ROUND_ROBIN,
-    Format.SWISS: _SWISS,
-    Format.SINGLE_ELIMINATION: _ELIMINATION,
-    Format.DOUBLE_ELIMINATION: _ELIMINATION,
-    Format.LADDER: _ROUND_ROBIN,
-    Format.CHALLENGE: _ROUND_ROBIN,
-    Format.VERSION_TEST: _ROUND_ROBIN,
-}
+ELIMINATION_TIE_BREAKS = (TieBreak.POINTS_DIFFERENCE, TieBreak.POINTS_FOR)
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from django.db import connection
 
 from bots.models import Bot, BotVersion
 from matches.models import Match
+from tournaments.config import TournamentConfig
 from tournaments.models import Tournament
 from tournaments.services import (
     tournament_create,
@@ -79,9 +80,8 @@ def bench_tournament() -> Tournament:
     existing = Tournament.objects.filter(name=BENCH_NAME, status=Tournament.Status.FINISHED)
     if existing.exists():
         return existing.latest("id")
-    tournament = tournament_create(
-        name=BENCH_NAME, game_id="snag", options={"target": 20}, seed="bench"
-    )
+    config = TournamentConfig(name=BENCH_NAME, game="snag", options={"target": 20})
+    tournament = tournament_create(config=config, seed="bench")
     for version in _bench_versions():
         tournament_enter(tournament=tournament, version=version)
     tournament_schedule(tournament=tournament, starts_at=tournament.created_at)

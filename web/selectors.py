@@ -21,8 +21,9 @@ from matches.models import Match, MatchEvent, MatchSeat
 from matches.selectors import match_events_visible
 from matches.visibility import match_access
 from tournaments import selectors as tournament_selectors
+from tournaments.brackets import Side
 from tournaments.duplicate import SetResult
-from tournaments.formats import Format
+from tournaments.formats import Page, format_names, format_spec
 from tournaments.models import (
     DuplicateSet,
     Entrant,
@@ -44,7 +45,7 @@ _DONE = [Match.Status.FINISHED, Match.Status.FAILED]
 def tournaments_with_progress() -> QuerySet[Tournament]:
     """Tournaments with ``matches_total``, ``matches_done`` and ``matches_running``."""
     current_links = current("matches__")
-    organised = [f.value for f in Format if f.is_organised]  # the ladder has its own pages
+    organised = format_names(organised=True)  # the ladder has its own pages
     return Tournament.objects.filter(format__in=organised).annotate(
         matches_total=Count("matches", filter=current_links),
         matches_done=Count("matches", filter=current_links & Q(matches__match__status__in=_DONE)),
@@ -365,6 +366,8 @@ class TournamentPage:
     cross: CrossTable | None
     running: list[MatchRow]
     counts: dict[str, int]
+    #: The format's rounds may give byes: the standings show them.
+    byes: bool = False
 
     @property
     def matches_done(self) -> int:
@@ -377,21 +380,21 @@ class TournamentPage:
 
 def tournament_page(*, tournament: Tournament) -> TournamentPage:
     """Everything the tournament page shows below its heading."""
-    tournament_format = Format(tournament.format)
+    spec = format_spec(tournament.format)
     standings = tournament_selectors.tournament_standings(tournament=tournament)
     links = tournament_match_links(tournament=tournament)
     bracket, cross = None, None
-    if tournament_format.is_elimination:
+    if spec.page is Page.BRACKET:
         games = tournament_selectors.tournament_bracket(tournament=tournament) or []
         views = pairing_views([game.pairing for game in games if game.pairing], links)
         by_key = {view.pairing.key: view for view in views}
         boxes = [BracketBox(game, by_key.get(game.key)) for game in games]
-        double = tournament_format == Format.DOUBLE_ELIMINATION
+        double = any(game.side == Side.FINAL for game in games)
         bracket = bracket_sections(boxes, double=double)
     else:
         pairings = tournament_selectors.tournament_pairings(tournament=tournament)
         views = pairing_views(list(pairings), links)
-    if tournament_format.is_round_robin:
+    if spec.page is Page.CROSS_TABLE:
         cross = cross_table([entrant for entrant, _ in standings.rows], views)
     return TournamentPage(
         tournament=tournament,
@@ -401,6 +404,7 @@ def tournament_page(*, tournament: Tournament) -> TournamentPage:
         cross=cross,
         running=tournament_running_matches(tournament=tournament),
         counts=tournament_selectors.tournament_progress_counts(tournament=tournament),
+        byes=spec.byes,
     )
 
 

@@ -7,6 +7,7 @@ from rest_framework.test import APIClient
 
 from ladder.services import challenge_create, ladder_for, ladder_tick, version_test_create
 from matches.models import Match
+from tournaments.config import TournamentConfig
 from tournaments.models import Tournament
 from tournaments.services import tournament_cancel, tournament_create
 from tournaments.sprt import ELO_LIMIT, SprtParameters, elo_of_score
@@ -255,7 +256,7 @@ def test_the_tournament_list_shows_organised_tournaments_unless_asked_for_anothe
         "/api/version-tests/", {"candidate": mine.pk, "baseline": other_mine.pk}, format="json"
     )
     ladder_for(game_id="snag")
-    cup = tournament_create(name="Cup", game_id="snag")
+    cup = tournament_create(config=TournamentConfig(name="Cup", game="snag"))
 
     def listed(query: str = "") -> list[tuple[str, str]]:
         body = client_of().get(f"/api/tournaments/?{query}").json()

@@ -15,6 +15,7 @@ from games.rules import GAMES
 from matches.models import Match, MatchEvent
 from tests.tournaments.conftest import services_configured, wait_until
 from tournaments import services
+from tournaments.config import TournamentConfig
 from tournaments.models import Tournament
 
 from .test_visibility import assert_everything_shows, assert_nothing_face_down_shows, owned_version
@@ -36,9 +37,8 @@ def test_a_match_held_mid_play_on_a_worker_leaks_nothing_until_its_set_is_over(
     celery_workers, client, tmp_path: Path, game_id
 ):
     celery_workers(hook=HOOK, BAIZE_TEST_HOLD_DIR=str(tmp_path))
-    tournament = services.tournament_create(
-        name=f"held {game_id}", game_id=game_id, seed=f"held-{game_id}", decision_timeout=60.0
-    )
+    config = TournamentConfig(name=f"held {game_id}", game=game_id, decision_timeout=60.0)
+    tournament = services.tournament_create(config=config, seed=f"held-{game_id}")
     for name in ("holder", "steady"):
         services.tournament_enter(tournament=tournament, version=owned_version(None, game_id, name))
     services.tournament_schedule(tournament=tournament, starts_at=timezone.now())

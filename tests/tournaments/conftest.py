@@ -26,6 +26,7 @@ from bots.models import Bot, BotVersion
 from config.celery import app
 from matches.models import Match
 from tournaments import services
+from tournaments.config import TournamentConfig
 from tournaments.models import DuplicateSet, Tournament, TournamentMatch
 from tournaments.services.scheduling import tournament_advance
 from tournaments.tasks import tournament_match_play
@@ -58,10 +59,11 @@ def tournament_with(
 ) -> Tournament:
     """A draft tournament of ``versions`` (short Snag matches unless options are given)."""
     settings.setdefault("options", SHORT_SNAG)
-    settings.setdefault("seed", "test-seed")
-    tournament = services.tournament_create(
-        name=f"{format} test", game_id=versions[0].bot.game, format=format, **settings
+    seed = settings.pop("seed", "test-seed")
+    config = TournamentConfig(
+        name=f"{format} test", game=versions[0].bot.game, format=format, **settings
     )
+    tournament = services.tournament_create(config=config, seed=seed)
     for version in versions:
         services.tournament_enter(tournament=tournament, version=version)
     return tournament

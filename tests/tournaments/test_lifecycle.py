@@ -10,6 +10,7 @@ from django.utils import timezone
 from bots.models import BotVersion
 from matches.models import Match
 from tournaments import services
+from tournaments.config import TournamentConfig
 from tournaments.duplicate import seed_commitment, set_seed
 from tournaments.models import Entrant, Pairing, Tournament, TournamentMatch
 from tournaments.services.scheduling import _snapshot, tournament_advance
@@ -95,7 +96,8 @@ def test_an_entry_must_be_a_ready_version_of_the_game_entered_once():
 )
 def test_bad_settings_are_refused_before_anything_is_stored(settings, message):
     with pytest.raises(services.TournamentError, match=message):
-        services.tournament_create(name="bad", game_id="snag", **settings)
+        config = TournamentConfig(name="bad", game="snag", **settings)
+        services.tournament_create(config=config)
     assert not Tournament.objects.exists()
 
 

@@ -1,6 +1,6 @@
-"""The tournament maths is pure: formats, Swiss pairing, brackets, sets, standings, ratings,
-the sequential test, the ladder's matchmaking and the simulations import no Django, no
-Celery and no I/O of their own, so they run on their own."""
+"""The tournament maths is pure: configurations, formats and their planners, Swiss pairing,
+brackets, sets, standings, ratings, the sequential test, the ladder's matchmaking and the
+simulations import no Django, no Celery and no I/O of their own, so they run on their own."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PURE = [
+    "tournaments/config.py",
     "tournaments/formats.py",
+    "tournaments/planning.py",
     "tournaments/brackets.py",
     "tournaments/duplicate.py",
     "tournaments/standings.py",
@@ -23,12 +25,15 @@ PURE = [
     "ladder/matchmaking.py",
     "ladder/simulation.py",
 ]
-#: The ratings and matching libraries (pure maths), the pure parts of the layers below, and
-#: the pure tournament maths the ladder simulation plays with.
+#: The ratings and matching libraries (pure maths), the pure parts of the layers below (the
+#: sandbox's limit ranges a configuration is checked against among them), and the pure
+#: tournament maths the ladder simulation plays with.
 ALLOWED = (
     "openskill",
     "networkx",
     "games.rules",
+    "games.confidence",
+    "bots.sandbox.launcher",
     "bots.referee",
     "bots.builtin",
     "tournaments.duplicate",

@@ -66,3 +66,15 @@ def test_an_inactive_or_future_template_spawns_nothing():
     nightly(active=False)
     nightly(next_start_at=timezone.now() + timedelta(hours=1))
     assert tournaments_tick().spawned == 0
+
+
+def test_a_recurring_swiss_paired_by_monrad_spawns_a_monrad_swiss():
+    strategy_bots(4)
+    template = nightly(format="swiss", rounds=2, pairing_system="monrad")
+    tournaments_tick()
+    spawned = Tournament.objects.get(recurrence=template)
+    assert (spawned.format, spawned.rounds, spawned.pairing_system) == ("swiss", 2, "monrad")
+
+
+def test_a_recurring_tournament_made_before_pairing_systems_pairs_by_the_dutch_system():
+    assert nightly().pairing_system == "dutch"

@@ -3,11 +3,11 @@ from __future__ import annotations
 import pytest
 
 from tournaments.duplicate import SetResult
-from tournaments.formats import Format
-from tournaments.standings import TIE_BREAKS, PairedSet, TieBreak, standings
+from tournaments.formats import FORMATS, Format
+from tournaments.standings import PairedSet, TieBreak, standings
 
-ROUND_ROBIN = TIE_BREAKS[Format.ROUND_ROBIN]
-SWISS = TIE_BREAKS[Format.SWISS]
+ROUND_ROBIN = FORMATS[Format.ROUND_ROBIN].tie_breaks
+SWISS = FORMATS[Format.SWISS].tie_breaks
 
 
 def won(first, second, points=(100, 50)):
@@ -104,7 +104,7 @@ def test_buchholz_orders_swiss_entrants_level_on_score():
 def test_the_place_in_a_bracket_comes_before_the_score():
     sets = [won("a", "b"), won("a", "c"), won("b", "d")]
     places = {"a": 2, "b": 3, "c": None, "d": 4}
-    tie_breaks = TIE_BREAKS[Format.SINGLE_ELIMINATION]
+    tie_breaks = FORMATS[Format.SINGLE_ELIMINATION].tie_breaks
     assert ranking(list("abcd"), sets, tie_breaks=tie_breaks, places=places) == list("cabd")
 
 

@@ -16,6 +16,7 @@ from bots.models import Bot, BotVersion
 from games.rules import get_game
 from matches.models import Match
 from matches.services import match_claim, match_event_writer
+from tournaments.config import TournamentConfig
 from tournaments.services import (
     tournament_create,
     tournament_enter,
@@ -47,9 +48,8 @@ def tournament_started(
     versions: list[BotVersion], *, format: str = "round_robin", name: str = "Test cup", **options
 ):
     """A running tournament of ``versions`` whose first round is created but not played."""
-    tournament = tournament_create(
-        name=name, game_id=versions[0].bot.game, format=format, seed="web-tests", **options
-    )
+    config = TournamentConfig(name=name, game=versions[0].bot.game, format=format, **options)
+    tournament = tournament_create(config=config, seed="web-tests")
     for version in versions:
         tournament_enter(tournament=tournament, version=version)
     tournament_schedule(tournament=tournament, starts_at=timezone.now())

@@ -23,15 +23,14 @@ from django.db.models import F
 from django.utils import timezone
 
 from bots.models import Bot, BotVersion
-from bots.sandbox import sandbox_overrides_check
 from errors import DomainError
-from games.rules import get_game
 from matches.models import Match
 from matches.services import matches_fail_pending
 
 from ..audit import manual_change_record
+from ..config import TournamentConfig, TournamentConfigError
 from ..duplicate import seed_commitment
-from ..formats import Format, swiss_max_rounds, swiss_round_count
+from ..formats import format_spec
 from ..models import (
     Entrant,
     ManualChange,
@@ -42,27 +41,9 @@ from ..models import (
 )
 from ..permissions import can_enter
 from ..selectors import versions_active
-from ..swiss import PairingSystem
 from .scheduling import match_replace, tournament_first_round, tournament_matches_enqueue
 
 Status = Tournament.Status
-#: The settings an organiser chooses, changeable until the tournament starts.
-CONFIG_FIELDS = (
-    "name",
-    "game",
-    "format",
-    "options",
-    "rounds",
-    "pairing_system",
-    "sets_per_pair",
-    "decision_timeout",
-    "time_bank_seconds",
-    "sandbox_overrides",
-)
-#: The longest time bank a tournament may give: an hour of overtime per bot and match.
-MAX_TIME_BANK_SECONDS = 3600.0
-#: More Swiss rounds than any field needs (a round robin's worth of 64 entrants).
-MAX_SWISS_ROUNDS = 64
 _OPEN_FOR_ENTRY = (Status.DRAFT, Status.SCHEDULED)
 
 
@@ -78,129 +59,51 @@ class TournamentConflict(TournamentError):
     status = 409
 
 
-def tournament_config_check(
-    *,
-    game_id: str,
-    format: str,
-    options: dict[str, Any] | None,
-    sets_per_pair: int,
-    rounds: int | None,
-    decision_timeout: float,
-    time_bank_seconds: float = 0.0,
-    sandbox_overrides: dict[str, Any] | None = None,
-    pairing_system: str = PairingSystem.DUTCH,
-) -> None:
+def tournament_config_check(config: TournamentConfig) -> None:
     """``TournamentError`` naming what is wrong with a tournament's settings, else None."""
-    if options is not None and not isinstance(options, dict):
-        raise TournamentError(f"options are an object of option names, got {options!r}")
     try:
-        get_game(game_id).new_match(0, dict(options or {}))
-    except ValueError as error:
-        raise TournamentError(str(error)) from None
-    if format not in {f.value for f in Format}:
-        raise TournamentError(f"unknown format {format!r}; known: {[f.value for f in Format]}")
-    if sets_per_pair < 1:
-        raise TournamentError("sets_per_pair must be at least 1")
-    if rounds is not None and (Format(format) is not Format.SWISS or rounds < 1):
-        raise TournamentError("rounds is set for Swiss tournaments only, and at least 1")
-    if rounds is not None and rounds > MAX_SWISS_ROUNDS:
-        raise TournamentError(f"rounds is at most {MAX_SWISS_ROUNDS}")
-    if pairing_system not in {system.value for system in PairingSystem}:
-        known = [system.value for system in PairingSystem]
-        raise TournamentError(f"unknown pairing_system {pairing_system!r}; known: {known}")
-    if not decision_timeout > 0:
-        raise TournamentError("decision_timeout must be positive")
-    if not 0 <= time_bank_seconds <= MAX_TIME_BANK_SECONDS:
-        raise TournamentError(f"time_bank_seconds must be from 0 to {MAX_TIME_BANK_SECONDS:g}")
-    _sandbox_overrides_check(sandbox_overrides)
-
-
-def _sandbox_overrides_check(overrides: Any) -> None:
-    if overrides is not None and not isinstance(overrides, dict):
-        raise TournamentError(f"sandbox_overrides is an object of limits, got {overrides!r}")
-    try:
-        sandbox_overrides_check(overrides or {})
-    except ValueError as error:
+        config.check()
+    except TournamentConfigError as error:
         raise TournamentError(str(error)) from None
 
 
 def tournament_create(
     *,
-    name: str,
-    game_id: str,
-    format: str = Format.ROUND_ROBIN,
-    options: dict[str, Any] | None = None,
-    sets_per_pair: int = 1,
-    rounds: int | None = None,
-    pairing_system: str = PairingSystem.DUTCH,
+    config: TournamentConfig,
     seed: int | str | None = None,
-    decision_timeout: float = 1.0,
-    time_bank_seconds: float | None = None,
-    sandbox_overrides: dict[str, int] | None = None,
     organiser: Any = None,
     recurrence: RecurringTournament | None = None,
 ) -> Tournament:
     """A draft tournament. Its secret seed is drawn now; only its SHA-256 shows until it ends.
 
-    ``pairing_system`` says how Swiss rounds are paired (``tournaments.swiss``);
-    ``time_bank_seconds`` defaults to the setting; ``sandbox_overrides`` (``SandboxLimits``
-    fields) replace the settings' sandbox limits for its uploaded bots.
+    A ``time_bank_seconds`` left out is the setting's.
     """
-    if time_bank_seconds is None:
-        time_bank_seconds = default_time_bank()
-    tournament_config_check(
-        game_id=game_id,
-        format=format,
-        options=options,
-        sets_per_pair=sets_per_pair,
-        rounds=rounds,
-        decision_timeout=decision_timeout,
-        time_bank_seconds=time_bank_seconds,
-        sandbox_overrides=sandbox_overrides,
-        pairing_system=pairing_system,
-    )
+    if config.time_bank_seconds is None:
+        config = config.changed(time_bank_seconds=default_time_bank())
+    tournament_config_check(config)
     seed = secrets.token_hex(32) if seed is None else str(seed)
     return Tournament.objects.create(
-        name=name,
-        game=game_id,
-        format=format,
-        options=options or {},
-        sets_per_pair=sets_per_pair,
-        rounds=rounds,
-        pairing_system=pairing_system,
+        **config.fields(),
         seed=seed,
         seed_sha256=seed_commitment(seed),
-        decision_timeout=decision_timeout,
-        time_bank_seconds=time_bank_seconds,
-        sandbox_overrides=sandbox_overrides or {},
         organiser=organiser,
         recurrence=recurrence,
     )
 
 
-def tournament_configure(*, tournament: Tournament, **config: Any) -> bool:
-    """Change the settings (``CONFIG_FIELDS``) of a tournament that has not started."""
-    unknown = set(config) - set(CONFIG_FIELDS)
-    if unknown:
-        raise TournamentError(f"not a tournament setting: {sorted(unknown)}")
-    if config.get("game", tournament.game) != tournament.game and tournament.entrants.exists():
+def tournament_configure(*, tournament: Tournament, **changes: Any) -> bool:
+    """Change the settings (``config.CONFIG_FIELDS``) of a tournament that has not started."""
+    try:
+        config = tournament.config.changed(**changes)
+    except TournamentConfigError as error:
+        raise TournamentError(str(error)) from None
+    if config.game != tournament.game and tournament.entrants.exists():
         raise TournamentError("the game of a tournament with entrants cannot change")
-    tournament_config_check(
-        game_id=config.get("game", tournament.game),
-        format=config.get("format", tournament.format),
-        options=config.get("options", tournament.options),
-        sets_per_pair=config.get("sets_per_pair", tournament.sets_per_pair),
-        rounds=config.get("rounds", tournament.rounds),
-        decision_timeout=config.get("decision_timeout", tournament.decision_timeout),
-        time_bank_seconds=config.get("time_bank_seconds", tournament.time_bank_seconds),
-        sandbox_overrides=config.get("sandbox_overrides", tournament.sandbox_overrides),
-        pairing_system=config.get("pairing_system", tournament.pairing_system),
-    )
-    if "sandbox_overrides" in config:
-        config["sandbox_overrides"] = config["sandbox_overrides"] or {}
+    tournament_config_check(config)
+    values = config.fields()
     # Conditional update: settings saved from a form loaded before the start change nothing.
     changed = Tournament.objects.filter(id=tournament.pk, status__in=_OPEN_FOR_ENTRY).update(
-        **config
+        **{name: values[name] for name in changes}
     )
     return changed == 1
 
@@ -307,10 +210,10 @@ def tournament_start(*, tournament_id: int, enqueue: bool = True) -> bool:
 
 
 def _fix_rounds(tournament: Tournament, entrants: int) -> None:
-    if tournament.format != Format.SWISS:
+    rounds_of = format_spec(tournament.format).rounds
+    if rounds_of is None:
         return
-    wanted = tournament.rounds or swiss_round_count(entrants)
-    tournament.rounds = min(wanted, swiss_max_rounds(entrants))
+    tournament.rounds = rounds_of(tournament.rounds, entrants)
     Tournament.objects.filter(id=tournament.pk).update(rounds=tournament.rounds)
 
 
@@ -368,14 +271,14 @@ def round_robin_create(
     if len({version.pk for version in versions}) != len(versions):
         raise TournamentError("a bot version can enter a tournament only once")
     with transaction.atomic():
-        tournament = tournament_create(
+        config = TournamentConfig(
             name=name,
-            game_id=game_id,
-            options=options,
+            game=game_id,
+            options=options or {},
             sets_per_pair=sets_per_pair,
-            seed=seed,
             decision_timeout=decision_timeout,
         )
+        tournament = tournament_create(config=config, seed=seed)
         for version in versions:
             tournament_enter(tournament=tournament, version=version)
         tournament_schedule(tournament=tournament, starts_at=timezone.now())
@@ -405,17 +308,9 @@ def _spawn(template: RecurringTournament) -> Tournament | None:
         )
         if moved != 1:
             return None
+        name = f"{template.name} {starts_at:%Y-%m-%d %H:%M}"
         tournament = tournament_create(
-            name=f"{template.name} {starts_at:%Y-%m-%d %H:%M}",
-            game_id=template.game,
-            format=template.format,
-            options=template.options,
-            sets_per_pair=template.sets_per_pair,
-            rounds=template.rounds,
-            decision_timeout=template.decision_timeout,
-            time_bank_seconds=template.time_bank_seconds,
-            sandbox_overrides=template.sandbox_overrides,
-            recurrence=template,
+            config=template.config.changed(name=name), recurrence=template
         )
         for version in versions_active(game_id=template.game):
             tournament_enter(tournament=tournament, version=version)

@@ -16,6 +16,7 @@ from django.utils import timezone
 from bots.models import BotVersion
 from games.rules import get_game
 
+from ..config import TournamentConfig
 from ..formats import Format
 from ..models import Entrant, Tournament, VersionTest
 from ..sprt import SprtParameters
@@ -31,12 +32,10 @@ def ladder_for(*, game_id: str) -> Tournament:
     seed = secrets.token_hex(32)
     try:
         with transaction.atomic():
-            ladder = tournament_create(
-                name=f"{get_game(game_id).name} ladder",
-                game_id=game_id,
-                format=Format.LADDER,
-                seed=seed,
+            config = TournamentConfig(
+                name=f"{get_game(game_id).name} ladder", game=game_id, format=Format.LADDER
             )
+            ladder = tournament_create(config=config, seed=seed)
             Tournament.objects.filter(id=ladder.pk).update(
                 status=Tournament.Status.RUNNING, started_at=timezone.now()
             )

@@ -17,9 +17,8 @@ from its two current matches only.
 from __future__ import annotations
 
 import functools
-from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import transaction
@@ -38,9 +37,8 @@ from matches.services import (
 )
 
 from .. import selectors
-from ..brackets import Side, bracket_progress, double_elimination, single_elimination
-from ..duplicate import PairingWinner, SetOutcome, SetResult, pairing_decision, set_seed
-from ..formats import Format, round_robin_rounds
+from ..duplicate import PairingWinner, SetResult, pairing_decision, set_seed
+from ..formats import Format, FormatSpec, format_spec
 from ..models import (
     DuplicateSet,
     Entrant,
@@ -50,14 +48,11 @@ from ..models import (
     VersionTest,
     current,
 )
+from ..planning import ROUNDS, EntrantView, NewPairing, PairingView, Plan, TournamentState
 from ..rating_services import rating_set_apply
 from ..ratings import PRIOR
-from ..sprt import SprtState, Verdict, sprt_state
-from ..swiss import PairingSystem, swiss_round
+from ..sprt import SprtState
 
-#: Sets a version test keeps in flight: enough to keep two worker slots busy, few enough
-#: that the test stops soon after it decides.
-VERSION_TEST_SETS_IN_FLIGHT = 2
 #: Times ``tournament_advance`` re-reads and retries after losing a race to another caller.
 ADVANCE_ATTEMPTS = 5
 
@@ -85,14 +80,14 @@ def tournament_match_send(*, match_id: int) -> None:
     tournament_match_play.apply_async(
         (match_id,),
         queue=queue_for(runs_uploaded_code=uploaded),
-        priority=match_priority(Format(format), runs_uploaded_code=uploaded),
+        priority=match_priority(format, runs_uploaded_code=uploaded),
     )
 
 
-def match_priority(tournament_format: Format, *, runs_uploaded_code: bool) -> int:
+def match_priority(tournament_format: str, *, runs_uploaded_code: bool) -> int:
     """An organised tournament's match goes first; the ladder's between built-in bots last,
     behind everything an author waits for (``bots.queues``)."""
-    if tournament_format.is_organised:
+    if format_spec(tournament_format).organised:
         return FIRST_PRIORITY
     if tournament_format == Format.LADDER and not runs_uploaded_code:
         return FILLER_PRIORITY
@@ -107,10 +102,10 @@ def ladder_pairings_add(*, tournament_id: int, pairs: Sequence[tuple[int, int]])
         return []
     number = len(snapshot.pairings)
     new = [
-        _NewPairing(f"l{number + index}", Pairing.Bracket.ROUNDS, number + index, 1, a, b)
+        NewPairing(f"l{number + index}", ROUNDS, number + index, 1, a, b)
         for index, (a, b) in enumerate(pairs, start=1)
     ]
-    return _apply(snapshot, _Plan(new_pairings=new))
+    return _apply(snapshot, Plan(new_pairings=new))
 
 
 def tournament_first_round(*, tournament: Tournament, entrants: list[Entrant]) -> list[int]:
@@ -181,9 +176,8 @@ class _Snapshot:
 
 
 def _snapshot(tournament_id: int) -> _Snapshot | None:
-    tournament = Tournament.objects.filter(
-        id=tournament_id, status=Tournament.Status.RUNNING
-    ).first()
+    running = Tournament.objects.filter(id=tournament_id, status=Tournament.Status.RUNNING)
+    tournament = running.select_related("version_test").first()
     if tournament is None:
         return None
     entrants = list(tournament.entrants.select_related("version").order_by("seed", "position"))
@@ -191,70 +185,36 @@ def _snapshot(tournament_id: int) -> _Snapshot | None:
     return _Snapshot(tournament, entrants, pairings)
 
 
-@dataclass(frozen=True)
-class _NewPairing:
-    key: str
-    bracket: str
-    round: int
-    table: int
-    first: int
-    second: int | None
-
-
-@dataclass
-class _Plan:
-    #: Pairing id -> the entrant going through (None in round robins and Swiss).
-    decided: dict[int, int | None] = field(default_factory=dict)
-    extra_sets: list[Pairing] = field(default_factory=list)
-    new_pairings: list[_NewPairing] = field(default_factory=list)
-    finish: bool = False
-    #: The sequential test's final state, when this advance stops it.
-    version_test: SprtState | None = None
-
-    @property
-    def empty(self) -> bool:
-        return not (self.decided or self.extra_sets or self.new_pairings or self.finish)
-
-
-@dataclass(frozen=True)
-class _PairingView:
-    """A pairing as the format code sees it, with this advance's decisions applied."""
-
-    key: str
-    round: int
-    first: int
-    second: int | None
-    finished: bool
-    winner: int | None
-    results: tuple[SetResult, ...]
-
-
-def _plan(snapshot: _Snapshot) -> _Plan:
-    plan = _Plan()
-    views = [_decide(snapshot, pairing, plan) for pairing in snapshot.pairings]
-    tournament_format = Format(snapshot.tournament.format)
-    if tournament_format is Format.LADDER:
-        pass  # the ladder's pairings come from its matchmaker, and it never finishes
-    elif tournament_format is Format.VERSION_TEST:
-        _plan_version_test(snapshot, views, plan)
-    elif tournament_format.is_round_robin or tournament_format is Format.CHALLENGE:
-        _plan_round_robin(snapshot, views, plan, tournament_format)
-    elif tournament_format is Format.SWISS:
-        _plan_swiss(snapshot, views, plan)
-    else:
-        _plan_elimination(snapshot, views, plan, tournament_format)
+def _plan(snapshot: _Snapshot) -> Plan:
+    """Decide what the set results decide, then ask the format's planner what follows."""
+    plan = Plan()
+    spec = format_spec(snapshot.tournament.format)
+    views = tuple(_decide(snapshot, pairing, plan, spec) for pairing in snapshot.pairings)
+    spec.planner(_state(snapshot, views), plan)
     return plan
 
 
-def _decide(snapshot: _Snapshot, pairing: Pairing, plan: _Plan) -> _PairingView:
+def _state(snapshot: _Snapshot, views: tuple[PairingView, ...]) -> TournamentState:
+    tournament = snapshot.tournament
+    test = getattr(tournament, "version_test", None)
+    return TournamentState(
+        entrants=tuple(EntrantView(e.pk, e.seed, e.position) for e in snapshot.entrants),
+        pairings=views,
+        rounds=tournament.rounds,
+        sets_per_pair=tournament.sets_per_pair,
+        pairing_system=tournament.pairing_system,
+        sprt=test.parameters if test is not None else None,
+    )
+
+
+def _decide(snapshot: _Snapshot, pairing: Pairing, plan: Plan, spec: FormatSpec) -> PairingView:
     sets = list(pairing.sets.all())
     results = tuple(_set_result(s) for s in sets if s.status == DuplicateSet.Status.FINISHED)
     finished = pairing.status == Pairing.Status.FINISHED
     winner = pairing.winner_id
-    sequential = snapshot.tournament.format == Format.VERSION_TEST  # it decides by itself
-    if not finished and not sequential and len(results) == len(sets):
+    if not finished and not spec.sequential and len(results) == len(sets):
         entrants = snapshot.entrant
-        elimination = Format(snapshot.tournament.format).is_elimination
+        elimination = spec.bracket is not None
         decision = pairing_decision(
             results,
             planned=snapshot.tournament.sets_per_pair,
@@ -264,7 +224,7 @@ def _decide(snapshot: _Snapshot, pairing: Pairing, plan: _Plan) -> _PairingView:
             and entrants[pairing.first_id].seed < entrants[pairing.second_id].seed,
         )
         if decision.another_set:
-            plan.extra_sets.append(pairing)
+            plan.extra_sets.append(pairing.key)
         elif decision.finished:
             finished = True
             winner = {
@@ -272,9 +232,16 @@ def _decide(snapshot: _Snapshot, pairing: Pairing, plan: _Plan) -> _PairingView:
                 PairingWinner.SECOND: pairing.second_id,
                 PairingWinner.NONE: None,
             }[decision.winner]
-            plan.decided[pairing.pk] = winner
-    return _PairingView(
-        pairing.key, pairing.round, pairing.first_id, pairing.second_id, finished, winner, results
+            plan.decided[pairing.key] = winner
+    return PairingView(
+        pairing.key,
+        pairing.round,
+        pairing.first_id,
+        pairing.second_id,
+        finished,
+        winner,
+        results,
+        len(sets),
     )
 
 
@@ -287,125 +254,19 @@ def _set_result(duplicate_set: DuplicateSet) -> SetResult:
     )
 
 
-def _plan_round_robin(
-    snapshot: _Snapshot, views: list[_PairingView], plan: _Plan, tournament_format: Format
-) -> None:
-    if views:
-        plan.finish = all(view.finished for view in views)
-        return
-    cycles = 2 if tournament_format is Format.DOUBLE_ROUND_ROBIN else 1
-    ids = [entrant.pk for entrant in snapshot.entrants]
-    for number, pairs in enumerate(round_robin_rounds(ids, cycles=cycles), start=1):
-        plan.new_pairings += [
-            _NewPairing(f"r{number}t{table}", Pairing.Bracket.ROUNDS, number, table, a, b)
-            for table, (a, b) in enumerate(pairs, start=1)
-        ]
-
-
-def _plan_swiss(snapshot: _Snapshot, views: list[_PairingView], plan: _Plan) -> None:
-    current = max((view.round for view in views), default=0)
-    if not all(view.finished for view in views if view.round == current):
-        return
-    if current >= snapshot.tournament.rounds:
-        plan.finish = True
-        return
-    scores: dict[int, float] = defaultdict(float)
-    for view in views:
-        if view.second is None:  # a bye is a pairing won, as the standings count it
-            scores[view.first] += float(snapshot.tournament.sets_per_pair)
-        for result in view.results:
-            first_points, second_points = result.set_points()
-            scores[view.first] += first_points
-            scores[view.second] += second_points
-    ranking = sorted(snapshot.entrants, key=lambda e: (-scores[e.pk], e.seed))
-    paired = swiss_round(
-        [entrant.pk for entrant in ranking],
-        scores={entrant.pk: scores[entrant.pk] for entrant in ranking},
-        played={frozenset((v.first, v.second)) for v in views if v.second is not None},
-        had_bye={view.first for view in views if view.second is None},
-        system=PairingSystem(snapshot.tournament.pairing_system),
-    )
-    number = current + 1
-    plan.new_pairings += [
-        _NewPairing(f"r{number}t{table}", Pairing.Bracket.ROUNDS, number, table, a, b)
-        for table, (a, b) in enumerate(paired.pairs, start=1)
-    ]
-    if paired.bye is not None:
-        table = len(paired.pairs) + 1
-        plan.new_pairings.append(
-            _NewPairing(f"r{number}bye", Pairing.Bracket.ROUNDS, number, table, paired.bye, None)
-        )
-
-
-def _plan_version_test(snapshot: _Snapshot, views: list[_PairingView], plan: _Plan) -> None:
-    """A pairing of the candidate (first) with each opponent: the baseline, or each version
-    of a pool. Sets are added, at least ``VERSION_TEST_SETS_IN_FLIGHT`` at a time and at
-    most one a pairing per advance, to the opponents that have played least, until the
-    sequential test, reading every set of the candidate as one, decides or reaches its cap."""
-    if not views:
-        candidate, *opponents = (entrant.pk for entrant in sorted_by_position(snapshot.entrants))
-        for table, opponent in enumerate(opponents, start=1):
-            key = "test" if len(opponents) == 1 else f"test-{table}"
-            plan.new_pairings.append(
-                _NewPairing(key, Pairing.Bracket.ROUNDS, 1, table, candidate, opponent)
-            )
-        return
-    test = snapshot.tournament.version_test
-    results = [result for view in views for result in view.results]
-    state = sprt_state(*_counts(results), test.parameters)
-    if state.verdict is not Verdict.PENDING:
-        plan.decided.update({pairing.pk: None for pairing in snapshot.pairings})
-        plan.finish = True
-        plan.version_test = state
-        return
-    created = {pairing.pk: len(pairing.sets.all()) for pairing in snapshot.pairings}
-    room = min(
-        max(VERSION_TEST_SETS_IN_FLIGHT, len(views)) - (sum(created.values()) - len(results)),
-        test.max_sets - sum(created.values()),
-    )
-    least_played = sorted(snapshot.pairings, key=lambda pairing: created[pairing.pk])
-    plan.extra_sets += least_played[: max(room, 0)]
-
-
-def sorted_by_position(entrants: Sequence[Entrant]) -> list[Entrant]:
-    return sorted(entrants, key=lambda entrant: entrant.position)
-
-
-def _counts(results: Sequence[SetResult]) -> tuple[int, int, int]:
-    outcomes = [result.outcome for result in results]
-    return tuple(outcomes.count(o) for o in (SetOutcome.FIRST, SetOutcome.DRAWN, SetOutcome.SECOND))
-
-
-def _plan_elimination(
-    snapshot: _Snapshot, views: list[_PairingView], plan: _Plan, tournament_format: Format
-) -> None:
-    single = tournament_format is Format.SINGLE_ELIMINATION
-    bracket = (single_elimination if single else double_elimination)(len(snapshot.entrants))
-    winners = {view.key: view.winner for view in views if view.finished}
-    progress = bracket_progress(bracket, [e.pk for e in snapshot.entrants], winners)
-    existing = {view.key for view in views}
-    for state in progress.ready:
-        if state.key in existing:
-            continue
-        game = bracket.game(state.key)
-        table = int(state.key.split("-")[1]) if "-" in state.key else 1
-        plan.new_pairings.append(
-            _NewPairing(state.key, Side(game.side), game.round, table, state.first, state.second)
-        )
-    plan.finish = progress.finished
-
-
-def _apply(snapshot: _Snapshot, plan: _Plan) -> list[int]:
+def _apply(snapshot: _Snapshot, plan: Plan) -> list[int]:
     """Write ``plan``; the ids of the matches it created, to be sent once committed."""
     now = timezone.now()
-    for pairing_id, winner_id in plan.decided.items():
-        Pairing.objects.filter(id=pairing_id, status=Pairing.Status.PLAYING).update(
+    by_key = {pairing.key: pairing for pairing in snapshot.pairings}
+    for key, winner_id in plan.decided.items():
+        Pairing.objects.filter(id=by_key[key].pk, status=Pairing.Status.PLAYING).update(
             status=Pairing.Status.FINISHED, winner_id=winner_id, finished_at=now
         )
     if plan.version_test is not None:
         _version_test_record(snapshot.tournament, plan.version_test)
     match_ids = []
-    for pairing in plan.extra_sets:
+    for key in plan.extra_sets:
+        pairing = by_key[key]
         match_ids += _set_create(snapshot, pairing, number=len(pairing.sets.all()) + 1)
     for new in plan.new_pairings:
         pairing = Pairing.objects.create(

@@ -16,7 +16,7 @@ from matches.models import Match
 from matches.selectors import match_decisions, match_replay, match_state_at
 from tournaments.models import Tournament
 from tournaments.selectors import tournament_progress_counts, tournament_standings
-from tournaments.services import round_robin_create
+from tournaments.services import TournamentError, round_robin_create
 from tournaments.services.scheduling import tournament_matches_enqueue
 
 OPENING_DECISIONS = 5
@@ -37,14 +37,17 @@ class Command(BaseCommand):
             raise CommandError("--sets must be at least 1")
         console = Console()
         versions = builtin_bots_sync(game_id=game)
-        tournament = round_robin_create(
-            name=f"{GAMES[game].name} demo round robin",
-            game_id=game,
-            versions=versions,
-            sets_per_pair=sets,
-            seed=seed,
-            enqueue=False,
-        )
+        try:
+            tournament = round_robin_create(
+                name=f"{GAMES[game].name} demo round robin",
+                game_id=game,
+                versions=versions,
+                sets_per_pair=sets,
+                seed=seed,
+                enqueue=False,
+            )
+        except TournamentError as error:
+            raise CommandError(str(error)) from None
         bots = ", ".join(str(version.bot.name) for version in versions)
         console.print(f"[bold]{tournament}[/]: {bots}; {sets} duplicate set(s) per pair")
         self._play(console, tournament)
