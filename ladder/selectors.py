@@ -14,7 +14,7 @@ from django.db.models import Count, Max, OuterRef, QuerySet, Subquery
 
 from bots.models import BotVersion
 from matches.models import Match
-from tournaments.formats import Format
+from tournaments.formats import Format, format_spec
 from tournaments.models import (
     DuplicateSet,
     Entrant,
@@ -207,7 +207,7 @@ def author_sets_since(*, user: Any, since: datetime) -> int:
     ).select_related("version_test")
     total = 0
     for tournament in made:
-        if tournament.format == Format.CHALLENGE:
+        if not format_spec(tournament.format).sequential:
             total += tournament.sets_per_pair
         elif tournament.status == Tournament.Status.RUNNING:
             total += tournament.version_test.max_sets
@@ -276,7 +276,7 @@ def head_to_head(*, tournament: Tournament) -> HeadToHead:
         outcomes[outcome] += 1
         points += first_points
         opponent_points += second_points
-    if tournament.format == Format.VERSION_TEST:
+    if format_spec(tournament.format).sequential:
         planned = tournament.version_test.max_sets  # at most
     else:
         planned = tournament.sets_per_pair
@@ -376,7 +376,7 @@ def _author_set(
 def _not_played_reason(tournament: Tournament) -> str:
     if tournament.status == Tournament.Status.CANCELLED:
         return f"cancelled: {tournament.status_reason}" if tournament.status_reason else "cancelled"
-    if tournament.format == Format.VERSION_TEST:
+    if format_spec(tournament.format).sequential:
         return "the test had decided before this set was played"
     return "the challenge ended before this set was played"
 
