@@ -37,8 +37,8 @@ def tournament_series_play(match_ids: list[int]) -> None:
     Each match is claimed only as it starts: a second delivery (its worker died) plays the
     matches still pending, and the one that was running is the tick's to replace.
     """
-    links = TournamentMatch.objects.select_related("tournament").filter(match_id__in=match_ids)
-    tournament = links[0].tournament
+    first = TournamentMatch.objects.select_related("tournament").get(match_id=match_ids[0])
+    tournament = first.tournament
     with MatchSeries(
         matches=len(match_ids),
         decision_seconds=tournament.decision_timeout,
