@@ -25,7 +25,7 @@ from games.rules import get_game
 
 from .builtin.strategies import load as load_strategy
 from .protocol import decide_message, encode, start_message
-from .referee import Limits, Player, StrategyPlayer, referee_match
+from .referee import Limits, MatchResult, Player, StrategyPlayer, referee_match
 from .runner import (
     BUILTIN_DIR,
     BotLauncher,
@@ -35,6 +35,7 @@ from .runner import (
     pinned_to_cpu,
 )
 from .sandbox import Sandbox
+from .series import Series
 
 #: The trivial bot of the round-trip figures: it echoes whatever it reads.
 ECHO_PROGRAM = (
@@ -293,23 +294,50 @@ def sandbox_round_trip_overhead(
     return {"bare_us": bare_us, "sandbox_us": sandbox_us, "ratio": sandbox_us / bare_us}
 
 
-def _matches_on_cpu(bots: MatchBots, sandbox: Sandbox | None, cpu: int, seeds: range) -> int:
+def _matches_on_cpu(
+    bots: MatchBots, sandbox: Sandbox | None, cpu: int, seeds: range, series: int = 1
+) -> int:
     game = get_game("snag")
+    if series > 1:
+        return _series_on_cpu(bots, sandbox, cpu, seeds, series)
     for seed in seeds:
         players = benchmark_players(bots, seed, sandbox)
         result = referee_match(
             game, game.new_match(seed), players, limits=Limits(), emit=_ignore, cpu=cpu
         )
-        if result.forfeit is not None:
-            raise RuntimeError(f"a benchmark match forfeited: {result.forfeit}")
+        _check_played(result)
     return len(seeds)
 
 
+def _series_on_cpu(
+    bots: MatchBots, sandbox: Sandbox | None, cpu: int, seeds: range, length: int
+) -> int:
+    """The matches of ``seeds`` in series of ``length``, one bot process per seat each."""
+    game = get_game("snag")
+    for first in range(seeds.start, seeds.stop, length):
+        chunk = range(first, min(first + length, seeds.stop))
+        players = benchmark_players(bots, first, sandbox)
+        with Series(players, matches=len(chunk), cpu=cpu) as series:
+            for seed in chunk:
+                state = game.new_match(seed)
+                _check_played(series.play(game, state, limits=Limits(), emit=_ignore))
+    return len(seeds)
+
+
+def _check_played(result: MatchResult) -> None:
+    if result.forfeit is not None:
+        raise RuntimeError(f"a benchmark match forfeited: {result.forfeit}")
+
+
 def snag_matches_per_second_all_cpus(
-    bots: MatchBots, matches_per_cpu: int = 10, sandbox: Sandbox | None = None
+    bots: MatchBots,
+    matches_per_cpu: int = 10,
+    sandbox: Sandbox | None = None,
+    series: int = 1,
 ) -> float:
     """Snag matches (target 50) per second of wall time, one worker process per CPU, each
-    pinned to its CPU as workers are; ``bots`` says who plays them."""
+    pinned to its CPU as workers are; ``bots`` says who plays them, in series of ``series``
+    matches (one bot process per seat for each series) or one match per process."""
     cpus = sorted(os.sched_getaffinity(0))
     context = multiprocessing.get_context("fork")
     with context.Pool(len(cpus)) as pool:
@@ -318,7 +346,13 @@ def snag_matches_per_second_all_cpus(
         jobs = [
             pool.apply_async(
                 _matches_on_cpu,
-                (bots, sandbox, cpu, range(n * matches_per_cpu, (n + 1) * matches_per_cpu)),
+                (
+                    bots,
+                    sandbox,
+                    cpu,
+                    range(n * matches_per_cpu, (n + 1) * matches_per_cpu),
+                    series,
+                ),
             )
             for n, cpu in enumerate(cpus)
         ]

@@ -1,4 +1,4 @@
-"""Bot protocol v1: the messages between the runner and a bot, and how replies are read.
+"""Bot protocol v2: the messages between the runner and a bot, and how replies are read.
 
 JSON lines over the bot's stdin and stdout, one object per line, described for bot authors
 in ``docs/bot-protocol.md``. This module only builds and reads messages; moving bytes and
@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 #: The longest line a bot may write, newline excluded; a longer one is a bad reply.
 MAX_LINE_BYTES = 64 * 1024
 
@@ -60,7 +60,11 @@ def start_message(
     options: Mapping[str, Any],
     decision_seconds: float,
     time_bank_seconds: float = 0.0,
+    series: tuple[int, int] = (1, 1),
 ) -> Message:
+    """``series`` is the match's place in its series, ``(match, matches)``, from 1: the bot
+    may be asked to play up to ``matches`` matches in one process (protocol version 2)."""
+    match, matches = series
     return {
         "type": "start",
         "protocol": PROTOCOL_VERSION,
@@ -68,6 +72,7 @@ def start_message(
         "seat": seat,
         "options": dict(options),
         "limits": {"decision_seconds": decision_seconds, "time_bank_seconds": time_bank_seconds},
+        "series": {"match": match, "matches": matches},
     }
 
 
@@ -102,9 +107,11 @@ def decode_reply(line: bytes) -> Message:
     return reply
 
 
-def check_ready(reply: Message) -> None:
+def check_ready(reply: Message) -> bool:
+    """Whether the ``ready`` reply says the bot plays series (``"series": true``)."""
     if reply.get("type") != "ready":
         raise BadReply(f'expected {{"type": "ready"}}, got {_excerpt(reply)}')
+    return reply.get("series") is True
 
 
 def action_of(reply: Message) -> dict[str, Any]:

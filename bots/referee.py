@@ -108,7 +108,8 @@ class Connection(Protocol):
     def open(self, start: Message) -> None:
         """Start the bot and send it ``start``."""
 
-    def wait_ready(self, timeout: float) -> None: ...
+    def wait_ready(self, timeout: float) -> Message:
+        """The bot's ``ready`` reply."""
 
     def freeze(self) -> None:
         """Stop the bot until it is thawed or sent a message: it is not its turn."""
@@ -122,6 +123,10 @@ class Connection(Protocol):
         """Tell the bot the result if it still listens; never raises, never waits."""
 
     def close(self) -> None: ...
+
+    def match_over(self, *, keep: bool) -> str:
+        """What the bot wrote to stderr during the match that just ended. The bot is closed,
+        unless ``keep`` and it plays series: then it is frozen until the next ``open``."""
 
     def stderr_capture(self) -> str:
         """Everything kept of the bot's stderr for its author; complete once closed."""
@@ -173,10 +178,31 @@ def referee_match(
         return match.run()
 
 
-def connect(player: Player, on_idle: Callable[[], None] | None = None) -> Connection:
+def referee_series_match(
+    game: Game,
+    state: State,
+    connections: Sequence[Connection],
+    *,
+    limits: Limits,
+    emit: Emit,
+    position: tuple[int, int],
+) -> MatchResult:
+    """One match of a series (``bots.series``) on ``connections`` that outlive it.
+
+    ``position`` is ``(match, matches)``, told to both bots in ``start``. After the match a
+    bot that declared series and did not forfeit is kept, frozen; any other is closed, and
+    its connection starts a fresh process for the next match.
+    """
+    return _Match(game, state, list(connections), limits, emit, position).run()
+
+
+def connect(
+    player: Player, on_idle: Callable[[], None] | None = None, *, series: bool = False
+) -> Connection:
+    """A connection to ``player``; with ``series``, one that may keep its bot across matches."""
     if isinstance(player, StrategyPlayer):
         return StrategyConnection(player.choose, random.Random(player.seed))
-    return ProcessConnection(player, on_idle)
+    return ProcessConnection(player, on_idle, series=series)
 
 
 class _Match:
@@ -187,9 +213,10 @@ class _Match:
         connections: list[Connection],
         limits: Limits,
         emit: Emit,
+        position: tuple[int, int] = (1, 1),
     ) -> None:
         self.game, self.state, self.connections = game, state, connections
-        self.limits, self.emit = limits, emit
+        self.limits, self.emit, self.position = limits, emit, position
         self.decisions = 0
         self.shuffles_emitted = 0
         self.bank = [limits.time_bank_seconds, limits.time_bank_seconds]
@@ -198,16 +225,23 @@ class _Match:
 
     def run(self) -> MatchResult:
         try:
-            self._emit_new_shuffles()
-            self._start_bots()
-            while self.state.to_play is not None:
-                self._play_one_decision()
-            result = self._finish(self.state.winner, ResultReason.PLAYED)
-        except _Forfeited as forfeited:
-            result = self._forfeit(forfeited.forfeit)
-        finally:
+            try:
+                self._emit_new_shuffles()
+                self._start_bots()
+                while self.state.to_play is not None:
+                    self._play_one_decision()
+                result = self._finish(self.state.winner, ResultReason.PLAYED)
+            except _Forfeited as forfeited:
+                result = self._forfeit(forfeited.forfeit)
+        except BaseException:
             self._close_all()
-        stderr = tuple(connection.stderr_capture() for connection in self.connections)
+            raise
+        # A bot that forfeited is ended; the series goes on with a fresh process in its seat.
+        forfeited = None if result.forfeit is None else result.forfeit.seat
+        stderr = tuple(
+            connection.match_over(keep=seat != forfeited)
+            for seat, connection in enumerate(self.connections)
+        )
         return dataclasses.replace(
             result, stderr=stderr, time_bank_left=(self.bank[0], self.bank[1])
         )
@@ -220,6 +254,7 @@ class _Match:
                 self.state.options,
                 self.limits.decision_seconds,
                 self.limits.time_bank_seconds,
+                self.position,
             )
             # One at a time, the other frozen: a bot's start cannot slow its opponent's.
             with self._forfeit_on_failure(seat, starting=True):
@@ -333,20 +368,68 @@ def _json_excerpt(value: Any, limit: int = 200) -> str:
 
 
 class ProcessConnection:
-    """A bot process speaking protocol lines (``bots.runner.BotProcess``)."""
+    """A bot process speaking protocol lines (``bots.runner.BotProcess``).
 
-    def __init__(self, launcher: BotLauncher, on_idle: Callable[[], None] | None = None) -> None:
+    With ``series`` the process may play several matches: a bot whose first ``ready`` says
+    ``"series": true`` is kept, frozen, after a match it did not forfeit, and the next
+    ``open`` sends its ``start`` to the same process. Otherwise each ``open`` starts one.
+    """
+
+    def __init__(
+        self,
+        launcher: BotLauncher,
+        on_idle: Callable[[], None] | None = None,
+        *,
+        series: bool = False,
+    ) -> None:
         self._launcher = launcher
-        self._on_idle = on_idle
+        self.on_idle = on_idle
+        self._series = series
         self._process: BotProcess | None = None
+        #: Whether the bot of the current process declared that it plays series.
+        self._plays_series = False
+        self._readies = 0
+        #: The current match's ``start``, and whether it went to a kept process.
+        self._start: Message = {}
+        self._reused = False
 
     def open(self, start: Message) -> None:
-        self._process = BotProcess(self._launcher.launch_spec())
-        self._process.on_idle = self._on_idle
-        self._process.send(encode(start), timeout=1.0)
+        self._start, self._reused = start, False
+        if self._process is not None and self._process.running:
+            self._reused = True
+            with contextlib.suppress(BotExited):
+                self._process.on_idle = self.on_idle
+                self._process.send(encode(start), timeout=1.0)
+                return
+        self._open_fresh()
 
-    def wait_ready(self, timeout: float) -> None:
-        check_ready(decode_reply(self._process.receive(timeout)))
+    def _open_fresh(self) -> None:
+        self.close()
+        self._process = BotProcess(self._launcher.launch_spec())
+        self._process.on_idle = self.on_idle
+        self._plays_series, self._readies, self._reused = False, 0, False
+        self._process.send(encode(self._start), timeout=1.0)
+
+    def wait_ready(self, timeout: float) -> Message:
+        try:
+            line = self._process.receive(timeout)
+        except BotExited:
+            if not self._reused:
+                raise
+            # A kept bot that ended between two matches forfeits neither: a fresh one plays.
+            self._open_fresh()
+            line = self._process.receive(timeout)
+        reply = decode_reply(line)
+        series = check_ready(reply)
+        if self._readies == 0:
+            self._plays_series = series  # only a process's first ready says it
+        self._readies += 1
+        return reply
+
+    @property
+    def process(self) -> BotProcess | None:
+        """The bot process of the current (or last) match."""
+        return self._process
 
     def freeze(self) -> None:
         if self._process is not None:
@@ -369,6 +452,20 @@ class ProcessConnection:
         if self._process is not None:
             self._process.close()
 
+    def match_over(self, *, keep: bool) -> str:
+        process = self._process
+        if process is None:
+            return ""
+        if keep and self._series and self._plays_series and process.running:
+            stderr = process.stderr_capture()
+            process.stderr_restart()
+            process.freeze()
+            return stderr
+        process.close()
+        stderr = process.stderr_capture()
+        self._process = None
+        return stderr
+
     def stderr_capture(self) -> str:
         return "" if self._process is None else self._process.stderr_capture()
 
@@ -384,8 +481,8 @@ class StrategyConnection:
     def open(self, start: Message) -> None:
         pass
 
-    def wait_ready(self, timeout: float) -> None:
-        pass
+    def wait_ready(self, timeout: float) -> Message:
+        return {"type": "ready", "series": True}
 
     def freeze(self) -> None:
         pass  # nothing runs between its calls
@@ -411,6 +508,10 @@ class StrategyConnection:
 
     def close(self) -> None:
         pass
+
+    def match_over(self, *, keep: bool) -> str:
+        error, self._error = self._error, ""
+        return error
 
     def stderr_capture(self) -> str:
         return self._error

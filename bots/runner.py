@@ -295,6 +295,22 @@ class BotProcess:
         gap = f"\n[... {skipped} bytes not kept ...]\n".encode()
         return (self._stderr_head + gap + self._stderr_tail).decode("utf-8", errors="replace")
 
+    def stderr_restart(self) -> None:
+        """Start a new capture (and a new stderr allowance): the next match of a series.
+        What the pipe still holds is read into the new one."""
+        self._stderr_head = self._stderr_tail = b""
+        self._stderr_bytes = 0
+
+    def close_input(self) -> None:
+        """End the bot's input: a bot that plays series exits when it reads to the end."""
+        self.thaw()
+        self._process.stdin.close()
+
+    @property
+    def running(self) -> bool:
+        """Whether the bot has neither been closed nor exited by itself."""
+        return not self._closed and self._process.poll() is None
+
     def close(self) -> None:
         """Kill the bot and everything it started, reap them, release the pipes. Idempotent."""
         if self._closed:

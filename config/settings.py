@@ -232,6 +232,8 @@ BAIZE_MATCH_LEASE_SECONDS = env_int("BAIZE_MATCH_LEASE_SECONDS", 60, minimum=2)
 BAIZE_MATCH_REDISPATCH_SECONDS = env_int("BAIZE_MATCH_REDISPATCH_SECONDS", 120, minimum=1)
 #: Attempts at one match (a failed one is replaced) before it waits for an organiser.
 BAIZE_MATCH_ATTEMPTS = env_int("BAIZE_MATCH_ATTEMPTS", 3, minimum=1)
+#: The longest series: matches one bot process per seat may play in a row (docs/bot-protocol.md).
+BAIZE_SERIES_MAX_MATCHES = env_int("BAIZE_SERIES_MAX_MATCHES", 20, minimum=1)
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_BEAT_SCHEDULE = {
     "tournaments-tick": {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from matches.play import match_play
+from matches.play import MatchSeries, match_play
 
 from .models import Tournament, TournamentMatch
 from .services.scheduling import tournament_match_settle
@@ -27,6 +27,33 @@ def tournament_match_play(match_id: int) -> None:
             sandbox_overrides=tournament.sandbox_overrides,
         )
     tournament_match_settle(match_id=match_id)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def tournament_series_play(match_ids: list[int]) -> None:
+    """Play a series of tournament matches (``tournaments.series``) with one bot process
+    per seat where the bots allow it, settling each match's set as it ends.
+
+    Each match is claimed only as it starts: a second delivery (its worker died) plays the
+    matches still pending, and the one that was running is the tick's to replace.
+    """
+    first = TournamentMatch.objects.select_related("tournament").get(match_id=match_ids[0])
+    tournament = first.tournament
+    with MatchSeries(
+        matches=len(match_ids),
+        decision_seconds=tournament.decision_timeout,
+        time_bank_seconds=tournament.time_bank_seconds,
+        sandbox_overrides=tournament.sandbox_overrides,
+    ) as series:
+        for match_id in match_ids:
+            playing = TournamentMatch.objects.filter(
+                match_id=match_id,
+                replaced_at__isnull=True,
+                tournament__status=Tournament.Status.RUNNING,
+            ).exists()
+            if playing:
+                series.play(match_id=match_id)
+            tournament_match_settle(match_id=match_id)
 
 
 @shared_task(ignore_result=True)

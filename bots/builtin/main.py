@@ -20,16 +20,15 @@ import strategies  # noqa: E402  (needs the path above)
 
 
 def play(choose: Callable, rng: random.Random, lines: Iterable[str], write: Callable) -> None:
-    """Answer protocol messages until ``end`` or the end of input."""
+    """Answer protocol messages until the end of input: a series of matches, each from its
+    ``start`` to its ``end`` (protocol version 2; the strategies keep nothing between them)."""
     for line in lines:
         message = json.loads(line)
         kind = message.get("type")
         if kind == "start":
-            write({"type": "ready"})
+            write({"type": "ready", "series": True})
         elif kind == "decide":
             write({"action": choose(message["observation"], rng)})
-        elif kind == "end":
-            return
 
 
 def write_line(message: dict) -> None:

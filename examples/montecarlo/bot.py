@@ -33,7 +33,7 @@ GAME = get_game("snag")
 SIMULATION_OPTIONS = {"target": 10_000}
 #: The share of the decision limit spent thinking: the rest absorbs start-up and noise.
 BUDGET_SHARE = 0.3
-#: The sandbox allows 60 s of CPU per match; stay well below it however long the match.
+#: The sandbox allows 60 s of CPU per match (per match of a series too); stay well below it.
 CPU_CEILING = 40.0
 #: Every decision assumes at least this many more will follow (a guard, not an estimate).
 DECISIONS_AHEAD = 60
@@ -169,26 +169,29 @@ def sample(observation: dict, rng: random.Random) -> State | None:
     return None
 
 
-def decision_budget(decision_seconds: float, time_left: float) -> float:
-    """Seconds to think now: a share of the limit, less as the match's CPU runs low."""
-    cpu_left = CPU_CEILING - time.process_time()
+def decision_budget(decision_seconds: float, time_left: float, match_began: float) -> float:
+    """Seconds to think now: a share of the limit, less as the match's CPU runs low.
+    ``match_began`` is the process time at the match's ``start``: a process plays a series."""
+    cpu_left = CPU_CEILING - (time.process_time() - match_began)
     return max(0.0, min(BUDGET_SHARE * decision_seconds, time_left / 2, cpu_left / DECISIONS_AHEAD))
 
 
 def main() -> None:
     rng = random.Random()
     decision_seconds = 1.0
+    match_began = time.process_time()
+    # A series: one start ... end after another, until the input ends. The engine loaded
+    # above is loaded once for all of them.
     for line in sys.stdin:
         message = json.loads(line)
         if message["type"] == "start":
             decision_seconds = message["limits"]["decision_seconds"]
-            print(json.dumps({"type": "ready"}), flush=True)
+            match_began = time.process_time()
+            print(json.dumps({"type": "ready", "series": True}), flush=True)
         elif message["type"] == "decide":
-            budget = decision_budget(decision_seconds, message["time_left"])
+            budget = decision_budget(decision_seconds, message["time_left"], match_began)
             action = choose(message["observation"], budget, rng)
             print(json.dumps({"action": action}), flush=True)
-        elif message["type"] == "end":
-            break
 
 
 if __name__ == "__main__":

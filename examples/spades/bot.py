@@ -40,13 +40,13 @@ def main() -> None:
     for line in sys.stdin:
         message = json.loads(line)
         if message["type"] == "start":
-            # Seat, options and limits arrive here; answer within the start timeout.
-            print(json.dumps({"type": "ready"}), flush=True)
+            # Seat, options, limits and the place in the series arrive here; answer within
+            # the start timeout. "series": true asks to play the next matches in this same
+            # process: keep reading after "end" (the loop ends with the input).
+            print(json.dumps({"type": "ready", "series": True}), flush=True)
         elif message["type"] == "decide":
             action = choose(message["observation"], message["time_left"])
             print(json.dumps({"action": action}), flush=True)
-        elif message["type"] == "end":
-            break
 
 
 if __name__ == "__main__":

@@ -32,9 +32,10 @@ class RecordingConnection:
         self.note("->", start)
         self.inner.open(start)
 
-    def wait_ready(self, timeout: float) -> None:
-        self.inner.wait_ready(timeout)
-        self.note("<-", {"type": "ready"})
+    def wait_ready(self, timeout: float) -> Message:
+        reply = self.inner.wait_ready(timeout)
+        self.note("<-", reply)
+        return reply
 
     def freeze(self) -> None:
         self.inner.freeze()
@@ -54,6 +55,9 @@ class RecordingConnection:
 
     def close(self) -> None:
         self.inner.close()
+
+    def match_over(self, *, keep: bool) -> str:
+        return self.inner.match_over(keep=keep)
 
     def stderr_tail(self) -> str:
         return self.inner.stderr_tail()

@@ -91,15 +91,18 @@ def test_the_snag_heuristic_throws_its_lowest_card_into_a_trick_it_cannot_win():
     assert load("snag_heuristic")(observation, random.Random(0)) == {"play": "3C"}
 
 
-def test_main_py_answers_start_then_decisions_and_exits_at_the_end():
+def test_main_py_plays_a_series_and_exits_when_its_input_ends():
     state = SNAG.new_match(4)
     observation = SNAG.observation(state, 0)
     with BotProcess(BuiltinLauncher("random", seed=1).launch_spec()) as bot:
-        bot.send(encode(start_message("snag", 0, {"target": 50}, 1.0)), timeout=5)
-        assert decode_reply(bot.receive(timeout=10)) == {"type": "ready"}
-        reply, _ = bot.request(encode(decide_message(1, observation, 1.0)), timeout=5)
-        assert decode_reply(reply)["action"] in observation["legal_actions"]
-        bot.send(encode(end_message(0, [50, 0], "played")), timeout=5)
+        for match in (1, 2):
+            start = start_message("snag", 0, {"target": 50}, 1.0, series=(match, 2))
+            bot.send(encode(start), timeout=5)
+            assert decode_reply(bot.receive(timeout=10)) == {"type": "ready", "series": True}
+            reply, _ = bot.request(encode(decide_message(1, observation, 1.0)), timeout=5)
+            assert decode_reply(reply)["action"] in observation["legal_actions"]
+            bot.send(encode(end_message(0, [50, 0], "played")), timeout=5)
+        bot.close_input()
         with pytest.raises(BotExited, match="exit status 0"):
             bot.receive(timeout=5)
 

@@ -84,11 +84,16 @@ def test_an_upload_check_is_sent_to_the_sandboxed_queue(monkeypatch, code_store)
 
 
 def _sends(monkeypatch) -> list[tuple[int, dict]]:
-    """The match tasks sent, ``(match id, options)``, instead of being played."""
+    """The match tasks sent, ``(match id, options)``, instead of being played; a series'
+    task counts once for each of its matches."""
     sent: list[tuple[int, dict]] = []
     monkeypatch.setattr(
         "tournaments.tasks.tournament_match_play.apply_async",
         lambda args, **options: sent.append((*args, options)),
+    )
+    monkeypatch.setattr(
+        "tournaments.tasks.tournament_series_play.apply_async",
+        lambda args, **options: sent.extend((match_id, options) for match_id in args[0]),
     )
     return sent
 

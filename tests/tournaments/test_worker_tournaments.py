@@ -151,3 +151,39 @@ def test_a_worker_killed_after_logging_a_result_leaves_it_finished_once(celery_w
         assert link.match.winner == last.payload["winner"]
         assert link.match.scores == last.payload["scores"]
     assert_every_match_logged_exactly_once(tournament)
+
+
+def test_a_worker_killed_mid_series_leaves_the_matches_it_had_not_started_to_another(
+    celery_workers,
+):
+    slow = {**FAST, "BAIZE_MATCH_REDISPATCH_SECONDS": "5", "BAIZE_TEST_DECISION_SECONDS": "0.01"}
+    hook = "tests.tournaments.faults.slow_worker"
+    first = celery_workers(beat=True, hook=hook, **slow)
+    tournament = tournament_with(strategy_bots(2), seed="series-kill", sets_per_pair=6)
+    services.tournament_schedule(tournament=tournament, starts_at=timezone.now())
+    playing = Match.objects.filter(tournament_match__tournament=tournament)
+    wait_until(
+        lambda: (
+            playing.filter(status=Match.Status.FINISHED).count() >= 2
+            and playing.filter(status=Match.Status.RUNNING).exists()
+            and playing.filter(status=Match.Status.PENDING).exists()
+        ),
+        "a series under way with matches played, one playing and some not started",
+    )
+    worker_kill(first)
+    orphaned = set(playing.filter(status=Match.Status.RUNNING).values_list("id", flat=True))
+    unstarted = set(playing.filter(status=Match.Status.PENDING).values_list("id", flat=True))
+    first_claims = set(playing.exclude(claimed_by="").values_list("claimed_by", flat=True))
+
+    celery_workers(beat=True, hook=hook, **slow)
+    wait_until(lambda: finished(tournament), "the tournament to finish on the new worker")
+
+    for link in TournamentMatch.objects.filter(match_id__in=orphaned).select_related("match"):
+        assert link.match.status == Match.Status.FAILED
+        assert link.replaced_at is not None and "lease" in link.failure
+    for link in TournamentMatch.objects.filter(match_id__in=unstarted).select_related("match"):
+        # Never claimed by the dead worker: played as it was, by the other one.
+        assert link.replaced_at is None
+        assert link.match.status == Match.Status.FINISHED
+        assert link.match.claimed_by not in first_claims
+    assert_every_match_logged_exactly_once(tournament)

@@ -51,6 +51,7 @@ from ..models import (
 from ..planning import ROUNDS, EntrantView, NewPairing, PairingView, Plan, TournamentState
 from ..rating_services import rating_set_apply
 from ..ratings import PRIOR
+from ..series import match_series
 from ..sprt import SprtState
 
 #: Times ``tournament_advance`` re-reads and retries after losing a race to another caller.
@@ -60,12 +61,32 @@ ADVANCE_ATTEMPTS = 5
 def tournament_matches_enqueue(
     *, match_ids: Sequence[int], on_sent: Callable[[int], None] | None = None
 ) -> None:
-    """Send one task per match (run at once, in this process, when no broker is configured)."""
+    """Send one task per series of matches (``tournaments.series``; run at once, in this
+    process, when no broker is configured)."""
     TournamentMatch.objects.filter(match_id__in=match_ids).update(dispatched_at=timezone.now())
-    for match_id in match_ids:
-        tournament_match_send(match_id=match_id)
-        if on_sent is not None:
+    for series in match_series(match_ids=match_ids):
+        if len(series) == 1:
+            tournament_match_send(match_id=series[0])
+        else:
+            tournament_series_send(match_ids=series)
+        for match_id in series if on_sent is not None else ():
             on_sent(match_id)
+
+
+def tournament_series_send(*, match_ids: Sequence[int]) -> None:
+    """A series' task, on the queue and at the priority of its matches (all alike: the same
+    tournament and bots)."""
+    from .tasks import tournament_series_play  # the tasks module imports this one
+
+    format = TournamentMatch.objects.values_list("tournament__format", flat=True).get(
+        match_id=match_ids[0]
+    )
+    uploaded = match_runs_uploaded_code(match_id=match_ids[0])
+    tournament_series_play.apply_async(
+        (list(match_ids),),
+        queue=queue_for(runs_uploaded_code=uploaded),
+        priority=match_priority(Format(format), runs_uploaded_code=uploaded),
+    )
 
 
 def tournament_match_send(*, match_id: int) -> None:

@@ -278,6 +278,14 @@ def _sandbox_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
     engine, plain_matches, boxed_matches = (
         _median(runs, lambda bots=bots: rate(bots)) for bots in MatchBots
     )
+    length = settings.BAIZE_SERIES_MAX_MATCHES
+    console.log(f"sandboxed matches over all cores in series of {length}")
+    series_matches = _median(
+        runs,
+        lambda: bot_bench.snag_matches_per_second_all_cpus(
+            MatchBots.SANDBOXED, length * (1 if quick else 2), sandbox, series=length
+        ),
+    )
     cores = len(os.sched_getaffinity(0))
     return [
         Figure("minimal bot start-up, plain process", plain, "ms", bare, "bare python"),
@@ -322,6 +330,15 @@ def _sandbox_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
             "matches/s",
             engine,
             "in process",
+        ),
+        Figure(
+            f"Snag matches, sandboxed bots in series of {length}, {cores} cores",
+            series_matches,
+            "matches/s",
+            boxed_matches,
+            "1 match/process",
+            target=2.5,
+            target_is_ratio=True,
         ),
     ]
 

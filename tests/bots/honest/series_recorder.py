@@ -1,0 +1,38 @@
+"""Notes every ``start`` it receives on stderr: its process's token, its seat, its place in
+the series. Plays the first legal action.
+
+Arguments: ``series`` to declare that it plays series (otherwise it is a version-1 bot that
+exits at ``end``), then optionally ``crash N`` to exit at its first decision of the
+series' match N; ``quit`` to exit at each ``end`` although it declared series.
+"""
+
+import json
+import os
+import sys
+
+TOKEN = os.urandom(8).hex()
+args = sys.argv[1:]
+series = "series" in args
+quit_at_end = "quit" in args
+crash_at = int(args[args.index("crash") + 1]) if "crash" in args else None
+
+position = None
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "start":
+        position = message["series"]["match"]
+        matches = message["series"]["matches"]
+        print(
+            f"start process={TOKEN} seat={message['seat']} match={position}/{matches}",
+            file=sys.stderr,
+            flush=True,
+        )
+        print(json.dumps({"type": "ready", "series": series}), flush=True)
+    elif message["type"] == "decide":
+        if position == crash_at:
+            print(f"deliberate crash in match {position}", file=sys.stderr, flush=True)
+            sys.exit(3)
+        action = message["observation"]["legal_actions"][0]
+        print(json.dumps({"action": action}), flush=True)
+    elif message["type"] == "end" and (quit_at_end or not series):
+        break

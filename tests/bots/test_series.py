@@ -1,0 +1,140 @@
+"""Series: one process per seat plays several matches in a row (protocol version 2)."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from bots.referee import Limits, MatchResult, ProcessConnection, referee_series_match
+from bots.runner import BuiltinLauncher, LaunchSpec, ScriptLauncher
+from bots.series import Series
+from games.events import ForfeitReason
+from games.rules import get_game
+
+from .conftest import stray_sandbox_processes
+
+HONEST = Path(__file__).parent / "honest"
+HOSTILE = Path(__file__).parent / "hostile"
+SNAG = get_game("snag")
+LIMITS = Limits(decision_seconds=5.0)
+START = re.compile(r"start process=(\w+) seat=(\d) match=(\d+)/(\d+)")
+
+
+def recorder(*args: str) -> ScriptLauncher:
+    return ScriptLauncher(HONEST / "series_recorder.py", args)
+
+
+def play_series(players: list, matches: int) -> list[MatchResult]:
+    with Series(players, matches=matches) as series:
+        return [
+            series.play(SNAG, SNAG.new_match(seed, {"target": 5}), limits=LIMITS, emit=_ignore)
+            for seed in range(matches)
+        ]
+
+
+def starts(result: MatchResult, seat: int) -> list[tuple[str, int, int, int]]:
+    """The ``start`` lines the bot of ``seat`` noted during this match alone."""
+    return [
+        (process, int(s), int(m), int(n)) for process, s, m, n in START.findall(result.stderr[seat])
+    ]
+
+
+def test_a_series_bot_plays_every_match_of_its_series_in_one_process_told_its_place():
+    results = play_series([recorder("series"), recorder("series")], matches=4)
+
+    assert all(result.forfeit is None for result in results)
+    for seat in (0, 1):
+        noted = [starts(result, seat) for result in results]
+        # Each match's stderr holds that match's start alone.
+        assert [len(lines) for lines in noted] == [1, 1, 1, 1]
+        assert [lines[0][1:] for lines in noted] == [(seat, m, 4) for m in (1, 2, 3, 4)]
+        assert len({lines[0][0] for lines in noted}) == 1, "one process for the whole series"
+    assert starts(results[0], 0)[0][0] != starts(results[0], 1)[0][0]
+
+
+def test_a_version_1_bot_plays_each_match_in_a_fresh_process_beside_a_series_bot():
+    results = play_series([recorder(), recorder("series")], matches=3)
+
+    assert all(result.forfeit is None for result in results)
+    version_1 = {starts(result, 0)[0][0] for result in results}
+    series = {starts(result, 1)[0][0] for result in results}
+    assert len(version_1) == 3
+    assert len(series) == 1
+
+
+def test_a_bot_that_crashes_in_match_3_of_10_forfeits_match_3_only():
+    results = play_series([recorder("series", "crash", "3"), recorder("series")], matches=10)
+
+    forfeits = [(n, r.forfeit) for n, r in enumerate(results, start=1) if r.forfeit]
+    assert [(n, f.seat, f.reason) for n, f in forfeits] == [(3, 0, ForfeitReason.CRASH)]
+    assert "deliberate crash in match 3" in results[2].stderr[0]
+    processes = [starts(result, 0)[0][0] for result in results]
+    # Matches 1 to 3 in the first process; a fresh one plays 4 to 10.
+    assert len(set(processes[:3])) == 1
+    assert len(set(processes[3:])) == 1
+    assert processes[2] != processes[3]
+    # Its opponent kept its one process throughout.
+    assert len({starts(result, 1)[0][0] for result in results}) == 1
+
+
+def test_a_bot_that_exits_between_two_matches_of_its_series_forfeits_neither():
+    # A bot that declared series but ends at ``end``: the next match gets a fresh process.
+    players = [ScriptLauncher(HONEST / "series_recorder.py", ("series", "quit")), recorder()]
+    results = play_series(players, matches=3)
+
+    assert all(result.forfeit is None for result in results)
+
+
+def test_built_in_bots_play_a_series_through_the_same_processes():
+    players = [BuiltinLauncher("snag_heuristic", 1), BuiltinLauncher("random", 2)]
+    results = play_series(players, matches=3)
+
+    assert [result.forfeit for result in results] == [None, None, None]
+    assert all(result.decisions > 0 for result in results)
+
+
+@dataclasses.dataclass
+class _Remembering:
+    """A launcher that keeps the control of each spec it hands out."""
+
+    inner: object
+    controls: list = dataclasses.field(default_factory=list)
+
+    def launch_spec(self) -> LaunchSpec:
+        spec = self.inner.launch_spec()
+        self.controls.append(spec.control)
+        return spec
+
+
+@pytest.mark.sandbox
+def test_between_two_matches_a_kept_bot_is_frozen_whole(sandbox):
+    ponderer = _Remembering(sandbox.launcher(HOSTILE, script="ponderer.py"))
+    opponent = sandbox.launcher(HONEST, script="series_recorder.py", args=("series",))
+    connections = [ProcessConnection(p, series=True) for p in (ponderer, opponent)]
+    try:
+        for match in (1, 2):
+            state = SNAG.new_match(match, {"target": 1})
+            result = referee_series_match(
+                SNAG, state, connections, limits=LIMITS, emit=_ignore, position=(match, 2)
+            )
+            assert result.forfeit is None, result.forfeit
+        # After its second end the ponderer's thread spins, unless it is frozen.
+        control = ponderer.controls[0]
+        before = control.cpu_seconds()
+        time.sleep(0.3)
+        used = control.cpu_seconds() - before
+    finally:
+        for connection in connections:
+            connection.close()
+
+    assert len(ponderer.controls) == 1, "one process played both matches"
+    assert used <= 0.011, f"between matches it still used {used:.3f} s"
+    assert stray_sandbox_processes() == []
+
+
+def _ignore(kind: str, payload: dict) -> None:
+    pass
