@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "tournaments",
     "ladder",
     "web",
+    "ops",
 ]
 
 MIDDLEWARE = [

@@ -1,7 +1,7 @@
 """Confidence intervals of a proportion (pure: no Django, no I/O).
 
 One implementation of the Wilson score interval for every estimate of a rate the project
-reports: a bot's win rate (``bots.strength``) and a challenge's or a version test's mean set
+reports: a bot's win rate (``ops.strength``) and a challenge's or a version test's mean set
 score (``tournaments.sprt``). Unlike the normal approximation ``p ± z·sqrt(p(1-p)/n)``,
 which collapses to a point when every trial succeeds or every one fails (5 wins of 5 give
 [1, 1]), Wilson's interval keeps its coverage at the edges: 5 of 5 give [0.57, 1].

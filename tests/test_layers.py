@@ -1,4 +1,6 @@
-"""The layers point one way: config -> web -> ladder -> tournaments -> matches -> bots -> games.
+"""The layers point one way: ops -> config -> web -> ladder -> tournaments -> matches -> bots
+-> games. On top, ``ops`` holds the tooling (benchmarks, simulations, the demo), which no
+layer below imports.
 
 Beneath them all, ``errors`` holds the refusals every layer raises. Each app's rows have one
 writer, its services (tournaments' a package), and no module reaches another by a name
@@ -15,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ["games", "bots", "matches", "tournaments", "ladder", "web", "config"]
+LAYERS = ["games", "bots", "matches", "tournaments", "ladder", "web", "config", "ops"]
 PROJECT = set(LAYERS)
 #: Every package of the project's own code (the examples are bots, not Baize).
 PACKAGES = ["errors", *LAYERS]

@@ -13,14 +13,14 @@ The log-likelihood ratio is that of the generalised SPRT fishtest uses (M. Van d
 "A practical introduction to the GSPRT"): under each hypothesis, the win/draw/loss
 probabilities most likely to give the observed counts among those whose expected score is
 the hypothesis's are found (one variable, by bisection), and the LLR is the log of the
-ratio of the two likelihoods. ``tests/tournaments/test_sprt.py`` checks the error rates.
+ratio of the two likelihoods. ``tests/ops/test_sprt_simulation.py`` checks the error rates
+on sets simulated by ``ops.sprt_simulation``.
 """
 
 from __future__ import annotations
 
 import enum
 import math
-import random
 from dataclasses import dataclass
 
 from games.confidence import Z_95, wilson_interval
@@ -172,48 +172,3 @@ def elo_interval(wins: int, draws: int, losses: int, z: float = Z_95) -> tuple[f
     """The score interval's ends as set-Elo differences, within ±``ELO_LIMIT``."""
     low, high = score_interval(wins, draws, losses, z)
     return elo_of_score(low), elo_of_score(high)
-
-
-@dataclass(frozen=True)
-class SprtSimulation:
-    runs: int
-    better: int
-    not_better: int
-    inconclusive: int
-    mean_sets: float
-
-
-def sprt_simulate(
-    true_elo: float,
-    parameters: SprtParameters,
-    *,
-    draw_rate: float,
-    runs: int,
-    rng: random.Random,
-) -> SprtSimulation:
-    """Run the test ``runs`` times on sets drawn for a candidate ``true_elo`` stronger."""
-    score = expected_score(true_elo)
-    # Draws take ``draw_rate`` of the sets, wins and losses share the rest to give ``score``.
-    win = score - draw_rate / 2
-    if not 0 <= win <= 1 - draw_rate:
-        raise ValueError(f"a draw rate of {draw_rate} cannot give a score of {score:.3f}")
-    verdicts = {verdict: 0 for verdict in Verdict}
-    total_sets = 0
-    for _ in range(runs):
-        wins = draws = losses = 0
-        state = sprt_state(0, 0, 0, parameters)
-        while state.verdict is Verdict.PENDING:
-            roll = rng.random()
-            wins += roll < win
-            draws += win <= roll < win + draw_rate
-            losses += roll >= win + draw_rate
-            state = sprt_state(wins, draws, losses, parameters)
-        verdicts[state.verdict] += 1
-        total_sets += state.sets
-    return SprtSimulation(
-        runs,
-        verdicts[Verdict.BETTER],
-        verdicts[Verdict.NOT_BETTER],
-        verdicts[Verdict.INCONCLUSIVE],
-        total_sets / runs,
-    )

@@ -14,9 +14,9 @@ from bots.bot_code import UploadLimits, read_upload, store_code
 from bots.builtin.strategies import load
 from bots.referee import Limits, StrategyPlayer, referee_match
 from bots.runner import BuiltinLauncher, ScriptLauncher
-from bots.strength import duel
 from bots.uploads import server_limits, smoke_test
 from games.rules import GAMES, get_game
+from ops.strength import duel
 
 ROOT = Path(__file__).parents[2]
 EXAMPLES = ROOT / "examples"

@@ -1,6 +1,6 @@
 """Snag match logs for the event-log tests, written here from the engine in the contracts' format.
 
-Deliberately independent of ``games.benchmarks``: the tests check the replay against logs
+Deliberately independent of ``ops.game_benchmarks``: the tests check the replay against logs
 built from the contract's text, not against another piece of production code.
 """
 

@@ -2,11 +2,11 @@ import random
 
 import pytest
 
-from games.benchmarks import random_match_events
 from games.events import EventRecord, chain_events
 from games.replay import FailureKind, ReplayError, replay, state_at
 from games.rules import get_game
 from games.rules.decks import seeded_order
+from ops.game_benchmarks import random_match_events
 from tests.games.snag_logs import SNAG, play_snag, renumbered
 
 PLAYED = play_snag(seed=7, rng_seed=1)

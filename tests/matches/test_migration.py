@@ -16,7 +16,7 @@ from django.core.management import call_command
 from django.db import DatabaseError, connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 
-from games.benchmarks import random_match_log
+from ops.game_benchmarks import random_match_log
 
 BEFORE_THE_MOVE = [
     ("games", "0002_match_event_append_only"),

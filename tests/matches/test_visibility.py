@@ -18,7 +18,6 @@ from django.contrib.auth.models import User
 
 from bots.models import Bot, BotVersion
 from bots.runner import ScriptLauncher
-from games.benchmarks import random_match_events
 from games.events import EventType, chain_events
 from games.replay import state_at
 from games.rules import GAMES, get_game
@@ -27,6 +26,7 @@ from matches.models import Match
 from matches.play import match_play
 from matches.redaction import cards_in, face_up_cards
 from matches.selectors import match_event_records
+from ops.game_benchmarks import random_match_events
 
 CARD = re.compile(r"\b[2-9TJQKA][SHDC]\b")
 

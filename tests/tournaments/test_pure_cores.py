@@ -19,15 +19,16 @@ PURE = [
     "tournaments/duplicate.py",
     "tournaments/standings.py",
     "tournaments/ratings.py",
-    "tournaments/simulation.py",
     "tournaments/swiss.py",
     "tournaments/sprt.py",
     "ladder/matchmaking.py",
-    "ladder/simulation.py",
+    "ops/ranking_simulation.py",
+    "ops/ladder_simulation.py",
+    "ops/sprt_simulation.py",
 ]
 #: The ratings and matching libraries (pure maths), the pure parts of the layers below (the
 #: sandbox's limit ranges a configuration is checked against among them), and the pure
-#: tournament maths the ladder simulation plays with.
+#: tournament maths and matchmaking the simulations play with.
 ALLOWED = (
     "openskill",
     "networkx",
@@ -36,9 +37,10 @@ ALLOWED = (
     "bots.sandbox.launcher",
     "bots.referee",
     "bots.builtin",
+    "ladder.matchmaking",
     "tournaments.duplicate",
     "tournaments.ratings",
-    "tournaments.simulation",
+    "ops.ranking_simulation",
     "tournaments.sprt",
 )
 

@@ -21,12 +21,10 @@ from pathlib import Path
 from time import perf_counter, perf_counter_ns
 from typing import Any
 
-from games.rules import get_game
-
-from .builtin.strategies import load as load_strategy
-from .protocol import decide_message, encode, start_message
-from .referee import Limits, MatchResult, Player, StrategyPlayer, referee_match
-from .runner import (
+from bots.builtin.strategies import load as load_strategy
+from bots.protocol import decide_message, encode, start_message
+from bots.referee import Limits, MatchResult, Player, StrategyPlayer, referee_match
+from bots.runner import (
     BUILTIN_DIR,
     BotLauncher,
     BotProcess,
@@ -34,8 +32,9 @@ from .runner import (
     LaunchSpec,
     pinned_to_cpu,
 )
-from .sandbox import Sandbox
-from .series import Series
+from bots.sandbox import Sandbox
+from bots.series import Series
+from games.rules import get_game
 
 #: The trivial bot of the round-trip figures: it echoes whatever it reads.
 ECHO_PROGRAM = (

@@ -2,7 +2,7 @@
 
 Prints, per run and as medians: Kendall's tau of the final table against the true order,
 the longest wait of any version between two sets, and the sets a strong newcomer needed
-to reach its true place (``ladder.simulation``).
+to reach its true place (``ops.ladder_simulation``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from ladder.simulation import LadderScenario, ladder_simulate
+from ops.ladder_simulation import LadderScenario, ladder_simulate
 
 
 class Command(BaseCommand):

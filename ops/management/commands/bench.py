@@ -17,18 +17,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from django.apps import apps
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import connection
 from rich.console import Console
 from rich.table import Table
 
-from bots import benchmarks as bot_bench
-from bots.benchmarks import MatchBots
-from games import benchmarks as game_bench
 from games.rules import GAMES
-from matches import benchmarks as match_bench
+from ops import bot_benchmarks as bot_bench
+from ops import game_benchmarks as game_bench
+from ops import match_benchmarks as match_bench
+from ops import page_benchmarks as page_bench
+from ops.bot_benchmarks import MatchBots
 
 COLUMNS = ("what", "median", "unit", "floor", "floor is", "× floor", "target", "met")
 
@@ -94,7 +94,7 @@ class Command(BaseCommand):
             *_postgres_log_rows(runs, quick, console),
             *_bot_rows(runs, quick, console),
             *_sandbox_rows(runs, quick, console),
-            *_installed_app_rows(runs, quick, console),
+            *_load_rows(runs, quick, console),
         ]
         for figure in figures:
             table.add_row(*figure.cells())
@@ -343,18 +343,14 @@ def _sandbox_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
     ]
 
 
-def _installed_app_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
-    """Rows measured by the apps above this layer (the web pages under load), so that this
-    layer names none of them: an installed app whose config has ``bench_rows(runs=, quick=,
-    log=)`` gives ``(what, value, unit, target, lower_is_better)`` tuples."""
-    rows = []
-    for app in apps.get_app_configs():
-        measure = getattr(app, "bench_rows", None)
-        for what, value, unit, target, lower in (
-            measure(runs=runs, quick=quick, log=console.log) if measure else []
-        ):
-            rows.append(Figure(what, value, unit, target=target, lower_is_better=lower))
-    return rows
+def _load_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
+    """The pages and the standings API under load (gunicorn and wrk)."""
+    return [
+        Figure(what, value, unit, target=target, lower_is_better=lower)
+        for what, value, unit, target, lower in page_bench.bench_rows(
+            runs=runs, quick=quick, log=console.log
+        )
+    ]
 
 
 def _median(runs: int, measure: Callable[[], float]) -> float:

@@ -1,13 +1,13 @@
 import pytest
 from django.db import connection
 
-from matches.benchmarks import (
+from matches.models import Match, MatchEvent
+from matches.selectors import match_replay
+from ops.match_benchmarks import (
     append_events_per_second,
     event_log_bytes_per_match,
     stored_snag_matches_per_second,
 )
-from matches.models import Match, MatchEvent
-from matches.selectors import match_replay
 
 
 @pytest.mark.django_db

@@ -11,9 +11,9 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .events import EventRecord, EventType, ResultReason, chain_events
-from .replay import replay
-from .rules import get_game
+from games.events import EventRecord, EventType, ResultReason, chain_events
+from games.replay import replay
+from games.rules import get_game
 
 # The engine and replay rates are per core: counted in this process's CPU time, they do not
 # drop when other processes share the machine (on a quiet one, CPU and wall time agree).

@@ -15,12 +15,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from ladder.matchmaking import LadderVersion, MatchmakingRules, matchmake
+from ops.ranking_simulation import kendall_tau
 from tournaments.duplicate import SetOutcome
 from tournaments.ratings import PRIOR, Skill, skills_after_set
-from tournaments.simulation import kendall_tau
 from tournaments.sprt import expected_score
-
-from .matchmaking import LadderVersion, MatchmakingRules, matchmake
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from tournaments.sprt import SprtParameters, sprt_simulate
+from ops.sprt_simulation import sprt_simulate
+from tournaments.sprt import SprtParameters
 
 
 class Command(BaseCommand):

@@ -9,7 +9,7 @@ from django.core.management import call_command
 
 from bots.builtin.strategies import load
 from games.rules import get_game
-from tournaments.simulation import kendall_tau, mixed_strategy, simulate
+from ops.ranking_simulation import kendall_tau, mixed_strategy, simulate
 
 
 def test_kendall_tau_is_one_for_the_true_order_and_minus_one_for_its_reverse():

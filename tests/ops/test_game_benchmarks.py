@@ -1,11 +1,11 @@
 import random
 
-from games.benchmarks import (
+from games.replay import replay
+from ops.game_benchmarks import (
     random_match_events,
     random_match_log,
     replay_events_per_second,
 )
-from games.replay import replay
 
 
 def test_a_random_match_log_is_a_whole_match_that_replays_clean():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from web.benchmarks import parse_wrk
+from ops.page_benchmarks import parse_wrk
 
 REPORT = """Running 5s test @ http://127.0.0.1:8765/tournaments/1/
   2 threads and 32 connections

@@ -14,9 +14,9 @@ from bots.builtin.strategies import load
 from bots.referee import StrategyPlayer
 from bots.runner import ScriptLauncher
 from bots.services import builtin_strategy_names
-from bots.strength import HeadToHead, duel, head_to_head
 from bots.uploads import server_limits
 from games.rules import GAMES
+from ops.strength import HeadToHead, duel, head_to_head
 
 
 class Command(BaseCommand):

@@ -15,9 +15,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
 
-from bots import benchmarks as bot_bench
-from bots.benchmarks import MatchBots
-from matches import benchmarks as match_bench
+from ops import bot_benchmarks as bot_bench
+from ops import match_benchmarks as match_bench
+from ops.bot_benchmarks import MatchBots
 
 
 class Command(BaseCommand):

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from games.rules import GAMES
-from tournaments.simulation import simulate
+from ops.ranking_simulation import simulate
 
 
 class Command(BaseCommand):

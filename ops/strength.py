@@ -12,12 +12,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from bots.builtin.strategies import load
+from bots.referee import Limits, Player, StrategyPlayer, referee_match
 from games.confidence import Z_95, wilson_interval
 from games.events import ResultReason
 from games.rules import get_game
-
-from .builtin.strategies import load
-from .referee import Limits, Player, StrategyPlayer, referee_match
 
 NO_HURRY = Limits(decision_seconds=60)
 #: A fresh player for one match, from the match's seed.

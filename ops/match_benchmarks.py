@@ -8,16 +8,15 @@ from typing import Any
 
 from django.db import connection, transaction
 
-from bots.benchmarks import MatchBots, benchmark_players
 from bots.referee import Limits, referee_match
 from bots.runner import pinned_to_cpu
-from games.benchmarks import random_match_events
 from games.events import canonical_json
 from games.rules import get_game
-
-from . import services
-from .models import Match, MatchEvent
-from .services import MatchEventWriter, match_create, match_event_writer
+from matches import services
+from matches.models import Match, MatchEvent
+from matches.services import MatchEventWriter, match_create, match_event_writer
+from ops.bot_benchmarks import MatchBots, benchmark_players
+from ops.game_benchmarks import random_match_events
 
 
 def append_events_per_second(
@@ -62,7 +61,7 @@ _BENCH_PLAYERS = [
 
 
 def stored_snag_matches_per_second(*, matches: int, cpu: int | None = None) -> float:
-    """Snag matches per second played as ``bots.benchmarks``' in-process row plays them (the
+    """Snag matches per second played as ``ops.bot_benchmarks``' in-process row plays them (the
     referee, random against random, seeds 0, 1, 2, ...), each stored as ``match_play``
     stores it: claimed with its first event, logged through the writer, finished with its
     result.
