@@ -76,7 +76,7 @@ def tournament_matches_enqueue(
 def tournament_series_send(*, match_ids: Sequence[int]) -> None:
     """A series' task, on the queue and at the priority of its matches (all alike: the same
     tournament and bots)."""
-    from .tasks import tournament_series_play  # the tasks module imports this one
+    from ..tasks import tournament_series_play  # the tasks module imports this one
 
     format = TournamentMatch.objects.values_list("tournament__format", flat=True).get(
         match_id=match_ids[0]
