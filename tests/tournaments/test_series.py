@@ -45,3 +45,15 @@ def test_a_series_is_at_most_the_longest_series_setting(db, settings):
     )
 
     assert sorted(len(s) for s in match_series(match_ids=ids)) == [1, 1, 2, 2, 2, 2]
+
+
+def test_enqueueing_a_pairings_sets_plays_them_as_series(db, django_capture_on_commit_callbacks):
+    versions = strategy_bots(2)
+    with django_capture_on_commit_callbacks(execute=True):
+        tournament = round_robin_create(
+            name="t", game_id="snag", versions=versions, sets_per_pair=2, seed=1, enqueue=True
+        )
+
+    links = TournamentMatch.objects.filter(tournament=tournament)
+    assert links.count() == 4
+    assert not links.exclude(match__status="finished").exists()
