@@ -14,9 +14,9 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from bots.code import BotCode, store_code
 from django.contrib.auth.models import User
 
+from bots.bot_code import BotCode, store_code
 from bots.models import Bot, BotVersion
 from ladder.services import challenge_create, version_test_create
 from matches.models import Match, MatchSeat
@@ -81,7 +81,7 @@ def test_no_process_sees_a_deal_twice_in_a_tournament_a_challenge_and_a_version_
         versions=[v1, first, second],
         options={"target": 5},
         sets_per_pair=3,
-        seed=7,
+        secret=7,
         enqueue=False,
     )
     challenge = challenge_create(user=alice, version=first, opponent=second, sets=4)
