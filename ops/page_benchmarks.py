@@ -81,7 +81,7 @@ def bench_tournament() -> Tournament:
     if existing.exists():
         return existing.latest("id")
     config = TournamentConfig(name=BENCH_NAME, game="snag", options={"target": 20})
-    tournament = tournament_create(config=config, seed="bench")
+    tournament = tournament_create(config=config, secret="bench")
     for version in _bench_versions():
         tournament_enter(tournament=tournament, version=version)
     tournament_schedule(tournament=tournament, starts_at=tournament.created_at)

@@ -48,7 +48,7 @@ def played_tournament(builtin_snag_versions):
     from tournaments.tasks import tournament_match_play
 
     tournament = round_robin_create(
-        name="fixture", game_id="snag", versions=builtin_snag_versions, seed=42, enqueue=False
+        name="fixture", game_id="snag", versions=builtin_snag_versions, secret=42, enqueue=False
     )
     for match_id in Match.objects.filter(tournament_match__tournament=tournament).values_list(
         "id", flat=True

@@ -157,11 +157,11 @@ class EntrantFormSet(BaseInlineFormSet):
 class EntrantInline(admin.TabularInline):
     model = Entrant
     formset = EntrantFormSet
-    fields = ["version", "position", "seed", "rating_at_start"]
-    readonly_fields = ["position", "seed", "rating_at_start"]
+    fields = ["version", "position", "bracket_position", "rating_at_start"]
+    readonly_fields = ["position", "bracket_position", "rating_at_start"]
     raw_id_fields = ["version"]
     extra = 0
-    ordering = ["seed", "position"]
+    ordering = ["bracket_position", "position"]
 
     def _open(self, obj: Tournament | None) -> bool:
         return obj is None or obj.status in (Status.DRAFT, Status.SCHEDULED)
@@ -222,8 +222,8 @@ class TournamentAdmin(admin.ModelAdmin):
         "status",
         "status_reason",
         "starts_at",
-        "seed_sha256",
-        "seed_shown",
+        "secret_sha256",
+        "secret_shown",
         "organiser",
         "recurrence",
         "started_at",
@@ -239,9 +239,9 @@ class TournamentAdmin(admin.ModelAdmin):
         editable = obj.status in (Status.DRAFT, Status.SCHEDULED)
         return self._history if editable else [*CONFIG_FIELDS, *self._history]
 
-    @admin.display(description="seed")
-    def seed_shown(self, tournament: Tournament) -> str:
-        return tournament.seed if tournament.seed_public else "secret until the tournament ends"
+    @admin.display(description="secret")
+    def secret_shown(self, tournament: Tournament) -> str:
+        return tournament.secret if tournament.secret_public else "secret until the tournament ends"
 
     def save_model(self, request: HttpRequest, obj: Tournament, form: Any, change: bool) -> None:
         if change:
@@ -250,7 +250,7 @@ class TournamentAdmin(admin.ModelAdmin):
                 self.message_user(request, f"{obj} has started; not changed", messages.ERROR)
             return
         created = services.tournament_create(config=form.config(), organiser=request.user)
-        obj.pk, obj.seed, obj.seed_sha256 = created.pk, created.seed, created.seed_sha256
+        obj.pk, obj.secret, obj.secret_sha256 = created.pk, created.secret, created.secret_sha256
         obj._state.adding = False
 
     def save_formset(self, request: HttpRequest, form: Any, formset: Any, change: bool) -> None:

@@ -317,7 +317,7 @@ class TournamentStandingsApi(generics.ListAPIView):
             {
                 "rank": row.rank,
                 "entrant": entrant.pk,
-                "seed": entrant.seed,
+                "seed": entrant.bracket_position,
                 "bot": entrant.version.bot.name,
                 "version": entrant.version.number,
                 "place": row.place,

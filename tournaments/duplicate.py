@@ -13,8 +13,8 @@ the same cards from both sides; a pairing plays one or more sets. Rules, in orde
   (on a fresh seed), at most ``MAX_EXTRA_SETS`` times, after which the better seed goes
   through.
 
-Deal seeds are derived from the tournament's secret seed and the set's key, so the
-published seed fixes (and lets anyone check) every deal of the tournament.
+Deal seeds are derived from the tournament's secret and the set's key, so the
+published secret fixes (and lets anyone check) every deal of the tournament.
 """
 
 from __future__ import annotations
@@ -36,15 +36,15 @@ class SetOutcome(enum.StrEnum):
     DRAWN = "drawn"
 
 
-def set_seed(tournament_seed: str, set_key: str) -> int:
+def set_seed(tournament_secret: str, set_key: str) -> int:
     """The deal seed of the set ``set_key`` (e.g. ``"W1-3/2"``) of a tournament."""
-    digest = hashlib.sha256(f"baize-set:{tournament_seed}:{set_key}".encode()).digest()
+    digest = hashlib.sha256(f"baize-set:{tournament_secret}:{set_key}".encode()).digest()
     return int.from_bytes(digest[:8], "big") & MAX_SEED
 
 
-def seed_commitment(tournament_seed: str) -> str:
-    """The SHA-256 (hex) of the tournament's secret seed, published before play."""
-    return hashlib.sha256(tournament_seed.encode()).hexdigest()
+def secret_commitment(tournament_secret: str) -> str:
+    """The SHA-256 (hex) of the tournament's secret, published before play."""
+    return hashlib.sha256(tournament_secret.encode()).hexdigest()
 
 
 @dataclass(frozen=True)

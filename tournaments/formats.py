@@ -172,7 +172,7 @@ def plan_swiss(state: TournamentState, plan: Plan) -> None:
             first_points, second_points = result.set_points()
             scores[view.first] += first_points
             scores[view.second] += second_points
-    ranking = sorted(state.entrants, key=lambda e: (-scores[e.id], e.seed))
+    ranking = sorted(state.entrants, key=lambda e: (-scores[e.id], e.bracket_position))
     paired = swiss_round(
         [entrant.id for entrant in ranking],
         scores={entrant.id: scores[entrant.id] for entrant in ranking},

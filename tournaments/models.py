@@ -72,10 +72,10 @@ class Tournament(TournamentConfigFields):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
     #: Why the tournament was cancelled (or anything else its status needs explained).
     status_reason = models.TextField(blank=True)
-    #: The secret every deal derives from; published only once the tournament is over.
-    seed = models.CharField(max_length=128)
-    #: SHA-256 (hex) of ``seed``, public from creation: the deals were fixed in advance.
-    seed_sha256 = models.CharField(max_length=64)
+    #: The secret every deal seed derives from; published only once the tournament is over.
+    secret = models.CharField(max_length=128)
+    #: SHA-256 (hex) of ``secret``, public from creation: the deals were fixed in advance.
+    secret_sha256 = models.CharField(max_length=64)
     starts_at = models.DateTimeField(null=True, blank=True)
     organiser = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -116,7 +116,7 @@ class Tournament(TournamentConfigFields):
         return f"{self.name} ({self.game})"
 
     @property
-    def seed_public(self) -> bool:
+    def secret_public(self) -> bool:
         return self.status in (self.Status.FINISHED, self.Status.CANCELLED)
 
 
@@ -125,8 +125,9 @@ class Entrant(models.Model):
     version = models.ForeignKey("bots.BotVersion", on_delete=models.PROTECT, related_name="entries")
     #: Entry order, from 1.
     position = models.PositiveIntegerField()
-    #: Seed from 1 (best), fixed at the start by conservative rating, then entry order.
-    seed = models.PositiveIntegerField(null=True, blank=True)
+    #: Place in the bracket's order from 1 (best; the API calls it the seed), fixed at the
+    #: start by conservative rating, then entry order.
+    bracket_position = models.PositiveIntegerField(null=True, blank=True)
     rating_at_start = models.FloatField(null=True, blank=True)
 
     class Meta:

@@ -20,8 +20,8 @@ ROUNDS = "rounds"
 @dataclass(frozen=True)
 class EntrantView:
     id: int
-    #: From 1 (best), fixed at the start.
-    seed: int
+    #: Place in the bracket's order from 1 (best), fixed at the start.
+    bracket_position: int
     #: Entry order, from 1.
     position: int
 

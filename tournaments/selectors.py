@@ -45,7 +45,7 @@ def tournament_entrants(*, tournament: Tournament) -> list[Entrant]:
     """Entrants in seed order once the tournament started, in entry order before."""
     return list(
         tournament.entrants.select_related("version__bot").order_by(
-            F("seed").asc(nulls_last=True), "position"
+            F("bracket_position").asc(nulls_last=True), "position"
         )
     )
 

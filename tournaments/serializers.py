@@ -24,6 +24,12 @@ class EntrantSerializer(serializers.ModelSerializer):
     bot_id = serializers.IntegerField(source="version.bot_id")
     version = serializers.IntegerField(source="version.number")
     version_id = serializers.IntegerField()
+    seed = serializers.IntegerField(
+        source="bracket_position",
+        allow_null=True,
+        read_only=True,
+        help_text="Place in the bracket's order from 1 (best), fixed at the start.",
+    )
 
     class Meta:
         model = Entrant
@@ -40,8 +46,11 @@ class EntrantSerializer(serializers.ModelSerializer):
 
 
 class TournamentSerializer(serializers.ModelSerializer):
+    seed_sha256 = serializers.CharField(
+        source="secret_sha256", read_only=True, help_text="SHA-256 (hex) of the secret."
+    )
     seed = serializers.SerializerMethodField(
-        help_text="The secret seed of every deal: null until the tournament is over."
+        help_text="The secret every deal seed derives from: null until the tournament is over."
     )
     format = serializers.ChoiceField(choices=format_names())
     kind = serializers.SerializerMethodField(
@@ -74,7 +83,7 @@ class TournamentSerializer(serializers.ModelSerializer):
         ]
 
     def get_seed(self, tournament: Tournament) -> str | None:
-        return tournament.seed if tournament.seed_public else None
+        return tournament.secret if tournament.secret_public else None
 
     @extend_schema_field(serializers.ChoiceField(choices=kinds()))
     def get_kind(self, tournament: Tournament) -> str:
@@ -169,7 +178,7 @@ class CancelSerializer(serializers.Serializer):
 
 class EntrantBriefSerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    seed = serializers.IntegerField(allow_null=True)
+    seed = serializers.IntegerField(source="bracket_position", allow_null=True)
     bot = serializers.CharField(source="version.bot.name")
     version = serializers.IntegerField(source="version.number")
     version_id = serializers.IntegerField()

@@ -129,10 +129,10 @@ def test_every_kind_of_work_an_author_waits_for_is_sent_ahead_of_the_built_in_la
             user=alice, candidate=candidate, baseline=baseline, parameters=SprtParameters()
         )
         organised = round_robin_create(
-            name="organised", game_id="snag", versions=[candidate, heuristic], seed=5
+            name="organised", game_id="snag", versions=[candidate, heuristic], secret=5
         )
         built_in_organised = round_robin_create(
-            name="built-ins", game_id="snag", versions=[random, heuristic], seed=6
+            name="built-ins", game_id="snag", versions=[random, heuristic], secret=6
         )
     assert _sent_for(sent, challenge) == [author] * 2
     assert _sent_for(sent, test) == [author] * 4
@@ -172,7 +172,7 @@ def test_a_worker_below_full_plays_built_in_bots_and_leaves_uploads_to_a_full_on
         name="built-ins on a weak worker",
         game_id="snag",
         versions=builtin_bots_sync(game_id="snag"),
-        seed=3,
+        secret=3,
     )
 
     wait_until(
@@ -255,10 +255,10 @@ def test_on_redis_a_worker_takes_what_authors_wait_for_before_built_in_ladder_se
         upload = bot_version_upload(bot=bot, filename="bot.py", data=GOOD_BOT)
         challenge = challenge_create(user=alice, version=candidate, opponent=random, sets=1)
         built_ins = round_robin_create(
-            name="built-ins", game_id="snag", versions=[random, heuristic], seed=1
+            name="built-ins", game_id="snag", versions=[random, heuristic], secret=1
         )
         organised = round_robin_create(
-            name="organised", game_id="snag", versions=[candidate, heuristic], seed=2
+            name="organised", game_id="snag", versions=[candidate, heuristic], secret=2
         )
 
     taken = _drain_as_a_full_worker()
@@ -319,7 +319,7 @@ def test_at_a_two_second_tick_authors_work_is_played_while_built_in_ladder_sets_
             parameters=SprtParameters(max_sets=2),
         ),
         round_robin_create(
-            name="organised", game_id="snag", versions=[candidate, opponent], seed=4
+            name="organised", game_id="snag", versions=[candidate, opponent], secret=4
         ),
     ]
     # The snag ladder holds the two uploaded bots' latest versions only: its sets are theirs.

@@ -38,7 +38,7 @@ def test_a_match_held_mid_play_on_a_worker_leaks_nothing_until_its_set_is_over(
 ):
     celery_workers(hook=HOOK, BAIZE_TEST_HOLD_DIR=str(tmp_path))
     config = TournamentConfig(name=f"held {game_id}", game=game_id, decision_timeout=60.0)
-    tournament = services.tournament_create(config=config, seed=f"held-{game_id}")
+    tournament = services.tournament_create(config=config, secret=f"held-{game_id}")
     for name in ("holder", "steady"):
         services.tournament_enter(tournament=tournament, version=owned_version(None, game_id, name))
     services.tournament_schedule(tournament=tournament, starts_at=timezone.now())

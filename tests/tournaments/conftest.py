@@ -59,11 +59,11 @@ def tournament_with(
 ) -> Tournament:
     """A draft tournament of ``versions`` (short Snag matches unless options are given)."""
     settings.setdefault("options", SHORT_SNAG)
-    seed = settings.pop("seed", "test-seed")
+    secret = settings.pop("secret", "test-seed")
     config = TournamentConfig(
         name=f"{format} test", game=versions[0].bot.game, format=format, **settings
     )
-    tournament = services.tournament_create(config=config, seed=seed)
+    tournament = services.tournament_create(config=config, secret=secret)
     for version in versions:
         services.tournament_enter(tournament=tournament, version=version)
     return tournament

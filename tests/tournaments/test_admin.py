@@ -27,14 +27,14 @@ def test_the_tournament_page_shows_entrants_and_the_round_table(admin_client):
     tournament = play_all(start(tournament_with(strategy_bots(3))))
     page = admin_client.get(f"{CHANGELIST}{tournament.pk}/change/")
     assert page.status_code == 200
-    assert b"r1t1" in page.content and tournament.seed.encode() in page.content
+    assert b"r1t1" in page.content and tournament.secret.encode() in page.content
     assert admin_client.get(CHANGELIST).status_code == 200
 
 
 def test_the_seed_stays_hidden_in_the_admin_until_the_end(admin_client):
     tournament = tournament_with(strategy_bots(2))
     page = admin_client.get(f"{CHANGELIST}{tournament.pk}/change/")
-    assert tournament.seed.encode() not in page.content
+    assert tournament.secret.encode() not in page.content
     assert b"secret until the tournament ends" in page.content
 
 
@@ -56,7 +56,7 @@ def test_an_organiser_adds_a_tournament_through_the_admin_form(admin_client, adm
     )
     assert response.status_code == 302, response.content[:2000]
     tournament = Tournament.objects.get(name="Admin cup")
-    assert tournament.organiser == admin_user and len(tournament.seed_sha256) == 64
+    assert tournament.organiser == admin_user and len(tournament.secret_sha256) == 64
     assert tournament.options == {"target": 15} and tournament.status == "draft"
 
 

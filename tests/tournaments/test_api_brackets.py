@@ -11,7 +11,11 @@ pytestmark = pytest.mark.django_db
 
 
 def by_seed(pairing):
-    return (2, 0, (60, 10)) if pairing.first.seed < pairing.second.seed else (0, 2, (10, 60))
+    return (
+        (2, 0, (60, 10))
+        if pairing.first.bracket_position < pairing.second.bracket_position
+        else (0, 2, (10, 60))
+    )
 
 
 @pytest.fixture

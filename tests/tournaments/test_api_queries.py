@@ -15,7 +15,11 @@ ENDPOINTS = ["", "entrants/", "rounds/", "pairings/", "bracket/", "standings/", 
 
 
 def by_seed(pairing):
-    return (2, 0, (60, 10)) if pairing.first.seed < pairing.second.seed else (0, 2, (10, 60))
+    return (
+        (2, 0, (60, 10))
+        if pairing.first.bracket_position < pairing.second.bracket_position
+        else (0, 2, (10, 60))
+    )
 
 
 def queries(url: str) -> int:

@@ -39,7 +39,7 @@ def _event_counts(match: Match) -> tuple[int, int]:
 def test_a_worker_plays_a_round_robin_to_its_standings(celery_worker_process):
     versions = builtin_bots_sync(game_id="snag")
     tournament = round_robin_create(
-        name="worker round robin", game_id="snag", versions=versions, sets_per_pair=2, seed=9
+        name="worker round robin", game_id="snag", versions=versions, sets_per_pair=2, secret=9
     )
     wait_until(
         lambda: Tournament.objects.get(pk=tournament.pk).status == Tournament.Status.FINISHED,
@@ -56,7 +56,7 @@ def test_a_worker_plays_a_round_robin_to_its_standings(celery_worker_process):
 def test_delivering_the_same_match_task_twice_leaves_one_log(celery_worker_process):
     versions = builtin_bots_sync(game_id="snag")
     tournament = round_robin_create(
-        name="twice", game_id="snag", versions=versions, seed=10, enqueue=False
+        name="twice", game_id="snag", versions=versions, secret=10, enqueue=False
     )
     match = Match.objects.filter(tournament_match__tournament=tournament).first()
     tournament_match_play.delay(match.pk)

@@ -9,7 +9,7 @@ from tournaments.duplicate import (
     SetOutcome,
     SetResult,
     pairing_decision,
-    seed_commitment,
+    secret_commitment,
     set_result,
     set_seed,
 )
@@ -43,7 +43,7 @@ def test_set_seeds_are_fixed_by_the_tournament_seed_and_the_set_key():
 
 
 def test_the_commitment_is_the_sha256_of_the_seed():
-    assert seed_commitment("abc") == (
+    assert secret_commitment("abc") == (
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
     )
 

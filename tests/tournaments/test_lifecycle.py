@@ -11,7 +11,7 @@ from bots.models import BotVersion
 from matches.models import Match
 from tournaments import services
 from tournaments.config import TournamentConfig
-from tournaments.duplicate import seed_commitment, set_seed
+from tournaments.duplicate import secret_commitment, set_seed
 from tournaments.models import Entrant, Pairing, Tournament, TournamentMatch
 from tournaments.services.scheduling import _snapshot, tournament_advance
 from tournaments.tick import tournaments_tick
@@ -29,11 +29,11 @@ pytestmark = pytest.mark.django_db
 
 
 def test_a_new_tournament_is_a_draft_whose_seed_only_shows_as_its_sha256():
-    tournament = tournament_with(strategy_bots(2), seed=None)
+    tournament = tournament_with(strategy_bots(2), secret=None)
     assert tournament.status == Tournament.Status.DRAFT
-    assert len(tournament.seed) == 64, "a fresh secret of 256 bits"
-    assert tournament.seed_sha256 == seed_commitment(tournament.seed)
-    assert not tournament.seed_public
+    assert len(tournament.secret) == 64, "a fresh secret of 256 bits"
+    assert tournament.secret_sha256 == secret_commitment(tournament.secret)
+    assert not tournament.secret_public
 
 
 def test_the_tick_starts_a_scheduled_tournament_once_it_is_due_and_only_once():
@@ -54,7 +54,9 @@ def test_entrants_are_fixed_and_seeded_by_rating_when_the_tournament_starts():
     start(tournament)
     with pytest.raises(services.TournamentError, match="entries are closed"):
         services.tournament_enter(tournament=tournament, version=strategy_bots(1)[0])
-    seeds = list(tournament.entrants.order_by("seed").values_list("seed", "position"))
+    seeds = list(
+        tournament.entrants.order_by("bracket_position").values_list("bracket_position", "position")
+    )
     assert seeds == [(1, 1), (2, 2), (3, 3)], "unrated bots keep their entry order"
 
 
@@ -111,14 +113,14 @@ def test_a_started_tournament_cannot_be_reconfigured_or_rescheduled():
 
 def test_a_finished_round_robin_shows_its_seed_and_every_deal_derives_from_it():
     tournament = play_all(start(tournament_with(strategy_bots(3), sets_per_pair=2)))
-    assert tournament.status == Tournament.Status.FINISHED and tournament.seed_public
-    assert seed_commitment(tournament.seed) == tournament.seed_sha256
+    assert tournament.status == Tournament.Status.FINISHED and tournament.secret_public
+    assert secret_commitment(tournament.secret) == tournament.secret_sha256
     links = TournamentMatch.objects.filter(tournament=tournament).select_related(
         "match", "duplicate_set__pairing"
     )
     assert links.count() == 3 * 2 * 2
     for link in links:
-        assert link.match.seed == set_seed(tournament.seed, link.duplicate_set.key)
+        assert link.match.seed == set_seed(tournament.secret, link.duplicate_set.key)
 
 
 def test_the_two_matches_of_a_set_share_the_deal_and_swap_the_seats():
@@ -138,7 +140,7 @@ def test_cancelling_drops_the_matches_not_yet_played_and_keeps_the_reason():
     assert not services.tournament_cancel(tournament=tournament, reason="again")
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.CANCELLED
-    assert tournament.status_reason == "venue flooded" and tournament.seed_public
+    assert tournament.status_reason == "venue flooded" and tournament.secret_public
     assert not pending_match_ids(tournament)
     failed = TournamentMatch.objects.filter(
         tournament=tournament, match__status=Match.Status.FAILED

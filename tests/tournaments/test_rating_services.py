@@ -22,8 +22,8 @@ pytestmark = pytest.mark.django_db
 def rated_field(db):
     """Five bots after two Swiss rounds (4 sets, 2 byes), three after a round robin (3 sets)."""
     versions = strategy_bots(5)
-    play_all(start(tournament_with(versions, format="swiss", rounds=2, seed="one")))
-    play_all(start(tournament_with(versions[1:4], seed="two")))
+    play_all(start(tournament_with(versions, format="swiss", rounds=2, secret="one")))
+    play_all(start(tournament_with(versions[1:4], secret="two")))
     return versions
 
 
@@ -105,7 +105,7 @@ def test_a_reset_starts_everyone_again_from_the_prior_and_keeps_the_history(rate
     assert ratings_reset(game_id="snag", user=admin, reason="new season") == 5
     assert not Rating.objects.exists()
     assert RatingChange.objects.count() == 14, "history is kept"
-    play_all(start(tournament_with(rated_field[:2], seed="three")))
+    play_all(start(tournament_with(rated_field[:2], secret="three")))
     after = {rating.version_id: rating for rating in Rating.objects.all()}
     first_change = RatingChange.objects.filter(update__seq=8).first()
     assert (first_change.mu_before, first_change.sigma_before) == (PRIOR.mu, PRIOR.sigma)
@@ -118,5 +118,7 @@ def test_a_reset_starts_everyone_again_from_the_prior_and_keeps_the_history(rate
 def test_a_new_tournament_is_seeded_by_the_ratings(rated_field):
     best_first = list(Rating.objects.order_by("-conservative").values_list("version_id", flat=True))
     tournament = start(tournament_with(list(reversed(rated_field)), format="single_elimination"))
-    seeded = list(tournament.entrants.order_by("seed").values_list("version_id", flat=True))
+    seeded = list(
+        tournament.entrants.order_by("bracket_position").values_list("version_id", flat=True)
+    )
     assert seeded == best_first

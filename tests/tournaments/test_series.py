@@ -16,7 +16,7 @@ from .conftest import strategy_bots
 def test_a_pairings_sets_make_two_series_one_per_seating(db):
     versions = strategy_bots(2)
     tournament = round_robin_create(
-        name="t", game_id="snag", versions=versions, sets_per_pair=3, seed=1, enqueue=False
+        name="t", game_id="snag", versions=versions, sets_per_pair=3, secret=1, enqueue=False
     )
     ids = list(
         TournamentMatch.objects.filter(tournament=tournament)
@@ -36,7 +36,7 @@ def test_a_series_is_at_most_the_longest_series_setting(db, settings):
     settings.BAIZE_SERIES_MAX_MATCHES = 2
     versions = strategy_bots(2)
     tournament = round_robin_create(
-        name="t", game_id="snag", versions=versions, sets_per_pair=5, seed=1, enqueue=False
+        name="t", game_id="snag", versions=versions, sets_per_pair=5, secret=1, enqueue=False
     )
     ids = list(
         TournamentMatch.objects.filter(tournament=tournament)
@@ -51,7 +51,7 @@ def test_enqueueing_a_pairings_sets_plays_them_as_series(db, django_capture_on_c
     versions = strategy_bots(2)
     with django_capture_on_commit_callbacks(execute=True):
         tournament = round_robin_create(
-            name="t", game_id="snag", versions=versions, sets_per_pair=2, seed=1, enqueue=True
+            name="t", game_id="snag", versions=versions, sets_per_pair=2, secret=1, enqueue=True
         )
 
     links = TournamentMatch.objects.filter(tournament=tournament)

@@ -29,7 +29,11 @@ def pairs_met(tournament):
 
 def by_seed(pairing):
     """The better seed wins its set 2-0."""
-    return (2, 0, (60, 10)) if pairing.first.seed < pairing.second.seed else (0, 2, (10, 60))
+    return (
+        (2, 0, (60, 10))
+        if pairing.first.bracket_position < pairing.second.bracket_position
+        else (0, 2, (10, 60))
+    )
 
 
 def test_an_eight_bot_swiss_plays_three_rounds_without_a_rematch(eight_bots):
@@ -78,13 +82,13 @@ def test_a_double_round_robin_meets_every_pair_twice():
 def test_a_five_bot_single_elimination_gives_the_top_three_seeds_a_bye():
     tournament = start(tournament_with(strategy_bots(5), format="single_elimination"))
     first_round = tournament.pairings.filter(round=1)
-    assert [(p.first.seed, p.second.seed) for p in first_round] == [(4, 5)]
+    assert [(p.first.bracket_position, p.second.bracket_position) for p in first_round] == [(4, 5)]
     tournament = decide_all(tournament, by_seed)
     assert tournament.status == Tournament.Status.FINISHED
     assert tournament.pairings.count() == 4, "n - 1 games, the byes are not played"
     table = tournament_standings(tournament=tournament)
     # Seeds 3 and 4 share third place; seed 4 won a set more (its first-round game).
-    assert [(entrant.seed, row.place) for entrant, row in table.rows] == [
+    assert [(entrant.bracket_position, row.place) for entrant, row in table.rows] == [
         (1, 1),
         (2, 2),
         (4, 3),
@@ -103,7 +107,7 @@ def test_double_elimination_without_the_reset_when_the_top_seed_wins_everything(
     assert len(keys) == 2 * 4 - 2
     bracket = {game.key: game for game in tournament_bracket(tournament=tournament)}
     assert bracket["GF2"].status == "skipped"
-    assert bracket["GF"].winner.seed == 1
+    assert bracket["GF"].winner.bracket_position == 1
 
 
 def test_double_elimination_resets_the_final_when_the_losers_bracket_champion_wins_it():
@@ -118,7 +122,7 @@ def test_double_elimination_resets_the_final_when_the_losers_bracket_champion_wi
     final, reset = Pairing.objects.filter(tournament=tournament, key__in=["GF", "GF2"]).order_by(
         "key"
     )
-    assert final.winner == final.second and reset.winner.seed == 1
+    assert final.winner == final.second and reset.winner.bracket_position == 1
     assert tournament.pairings.count() == 2 * 4 - 1
     rows = tournament_standings(tournament=tournament).rows
     assert [row.place for _, row in rows][:2] == [1, 2]
@@ -130,7 +134,7 @@ def test_a_drawn_elimination_set_is_followed_by_another_set_then_the_better_seed
     assert tournament.status == Tournament.Status.FINISHED
     final = tournament.pairings.get()
     assert final.sets.count() == 1 + MAX_EXTRA_SETS
-    assert final.winner.seed == 1
+    assert final.winner.bracket_position == 1
     seeds = list(DuplicateSet.objects.filter(pairing=final).values_list("seed", flat=True))
     assert len(set(seeds)) == len(seeds), "every extra set is a fresh deal"
 
@@ -140,7 +144,7 @@ def test_an_extra_set_that_breaks_the_tie_sends_its_winner_through():
     tournament = start(tournament_with(strategy_bots(2), format="single_elimination"))
     tournament = decide_all(tournament, lambda pairing: next(results))
     final = tournament.pairings.get()
-    assert final.sets.count() == 2 and final.winner.seed == 2
+    assert final.sets.count() == 2 and final.winner.bracket_position == 2
 
 
 def test_an_eight_bot_double_elimination_played_for_real_reaches_a_champion(eight_bots):

@@ -38,9 +38,9 @@ def test_a_registered_toy_format_runs_a_tournament_end_to_end(gauntlet, client):
     tournament = play_all(start(tournament_with(strategy_bots(4), format="gauntlet")))
     assert tournament.status == Tournament.Status.FINISHED
     pairings = list(tournament.pairings.select_related("first"))
-    assert len(pairings) == 3 and {pairing.first.seed for pairing in pairings} == {1}
+    assert len(pairings) == 3 and {pairing.first.bracket_position for pairing in pairings} == {1}
     table = selectors.tournament_standings(tournament=tournament)
-    played = {entrant.seed: row.played for entrant, row in table.rows}
+    played = {entrant.bracket_position: row.played for entrant, row in table.rows}
     assert played == {1: 3, 2: 1, 3: 1, 4: 1}
     assert sum(row.score for _, row in table.rows) == 3, "one set point per pairing"
     assert not RatingUpdate.objects.exists(), "the toy format is unrated"

@@ -74,8 +74,8 @@ def test_an_eight_bot_swiss_and_double_elimination_run_from_their_scheduled_star
     celery_workers,
 ):
     celery_workers(beat=True, **FAST)
-    swiss = tournament_with(strategy_bots(8), format="swiss", seed="worker-swiss")
-    double = tournament_with(strategy_bots(8), format="double_elimination", seed="worker-de")
+    swiss = tournament_with(strategy_bots(8), format="swiss", secret="worker-swiss")
+    double = tournament_with(strategy_bots(8), format="double_elimination", secret="worker-de")
     starts_at = timezone.now() + timedelta(seconds=2)
     for tournament in (swiss, double):
         assert services.tournament_schedule(tournament=tournament, starts_at=starts_at)
@@ -99,7 +99,7 @@ def test_killing_the_worker_mid_tournament_and_starting_another_still_finishes_i
 ):
     first = celery_workers(beat=True, **FAST)
     tournament = tournament_with(
-        strategy_bots(8), format="double_elimination", seed="worker-kill", options={"target": 40}
+        strategy_bots(8), format="double_elimination", secret="worker-kill", options={"target": 40}
     )
     services.tournament_schedule(tournament=tournament, starts_at=timezone.now())
     playing = Match.objects.filter(tournament_match__tournament=tournament)
@@ -136,7 +136,7 @@ def test_a_worker_killed_after_logging_a_result_leaves_it_finished_once(celery_w
     deaths = tmp_path / "deaths"
     hook = "tests.tournaments.dying_worker"
     celery_workers(beat=True, hook=hook, BAIZE_TEST_DEATHS=str(deaths), **FAST)
-    tournament = tournament_with(strategy_bots(2), seed="dies-after-result")
+    tournament = tournament_with(strategy_bots(2), secret="dies-after-result")
     services.tournament_schedule(tournament=tournament, starts_at=timezone.now())
     assert services.tournament_start(tournament_id=tournament.pk)
 
@@ -159,7 +159,7 @@ def test_a_worker_killed_mid_series_leaves_the_matches_it_had_not_started_to_ano
     slow = {**FAST, "BAIZE_MATCH_REDISPATCH_SECONDS": "5", "BAIZE_TEST_DECISION_SECONDS": "0.01"}
     hook = "tests.tournaments.faults.slow_worker"
     first = celery_workers(beat=True, hook=hook, **slow)
-    tournament = tournament_with(strategy_bots(2), seed="series-kill", sets_per_pair=6)
+    tournament = tournament_with(strategy_bots(2), secret="series-kill", sets_per_pair=6)
     services.tournament_schedule(tournament=tournament, starts_at=timezone.now())
     playing = Match.objects.filter(tournament_match__tournament=tournament)
     wait_until(

@@ -49,7 +49,7 @@ def tournament_started(
 ):
     """A running tournament of ``versions`` whose first round is created but not played."""
     config = TournamentConfig(name=name, game=versions[0].bot.game, format=format, **options)
-    tournament = tournament_create(config=config, seed="web-tests")
+    tournament = tournament_create(config=config, secret="web-tests")
     for version in versions:
         tournament_enter(tournament=tournament, version=version)
     tournament_schedule(tournament=tournament, starts_at=timezone.now())

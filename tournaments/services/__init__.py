@@ -29,7 +29,7 @@ from matches.services import matches_fail_pending
 
 from ..audit import manual_change_record
 from ..config import TournamentConfig, TournamentConfigError
-from ..duplicate import seed_commitment
+from ..duplicate import secret_commitment
 from ..formats import format_spec
 from ..models import (
     Entrant,
@@ -70,22 +70,22 @@ def tournament_config_check(config: TournamentConfig) -> None:
 def tournament_create(
     *,
     config: TournamentConfig,
-    seed: int | str | None = None,
+    secret: int | str | None = None,
     organiser: Any = None,
     recurrence: RecurringTournament | None = None,
 ) -> Tournament:
-    """A draft tournament. Its secret seed is drawn now; only its SHA-256 shows until it ends.
+    """A draft tournament. Its secret is drawn now; only its SHA-256 shows until it ends.
 
     A ``time_bank_seconds`` left out is the setting's.
     """
     if config.time_bank_seconds is None:
         config = config.changed(time_bank_seconds=default_time_bank())
     tournament_config_check(config)
-    seed = secrets.token_hex(32) if seed is None else str(seed)
+    secret = secrets.token_hex(32) if secret is None else str(secret)
     return Tournament.objects.create(
         **config.fields(),
-        seed=seed,
-        seed_sha256=seed_commitment(seed),
+        secret=secret,
+        secret_sha256=secret_commitment(secret),
         organiser=organiser,
         recurrence=recurrence,
     )
@@ -263,7 +263,7 @@ def round_robin_create(
     versions: Sequence[BotVersion],
     options: dict[str, Any] | None = None,
     sets_per_pair: int = 1,
-    seed: int | str | None = None,
+    secret: int | str | None = None,
     decision_timeout: float = 1.0,
     enqueue: bool = True,
 ) -> Tournament:
@@ -278,7 +278,7 @@ def round_robin_create(
             sets_per_pair=sets_per_pair,
             decision_timeout=decision_timeout,
         )
-        tournament = tournament_create(config=config, seed=seed)
+        tournament = tournament_create(config=config, secret=secret)
         for version in versions:
             tournament_enter(tournament=tournament, version=version)
         tournament_schedule(tournament=tournament, starts_at=timezone.now())

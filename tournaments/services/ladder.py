@@ -29,13 +29,13 @@ def ladder_for(*, game_id: str) -> Tournament:
     ladder = Tournament.objects.filter(game=game_id, format=Format.LADDER).first()
     if ladder is not None:
         return ladder
-    seed = secrets.token_hex(32)
+    secret = secrets.token_hex(32)
     try:
         with transaction.atomic():
             config = TournamentConfig(
                 name=f"{get_game(game_id).name} ladder", game=game_id, format=Format.LADDER
             )
-            ladder = tournament_create(config=config, seed=seed)
+            ladder = tournament_create(config=config, secret=secret)
             Tournament.objects.filter(id=ladder.pk).update(
                 status=Tournament.Status.RUNNING, started_at=timezone.now()
             )

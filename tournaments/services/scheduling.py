@@ -147,10 +147,10 @@ def _seed_entrants(tournament: Tournament, entrants: list[Entrant]) -> list[Entr
         entrants,
         key=lambda e: (-ratings.get(e.version_id, PRIOR.conservative), e.position),
     )
-    for seed, entrant in enumerate(seeded, start=1):
-        entrant.seed = seed
+    for bracket_position, entrant in enumerate(seeded, start=1):
+        entrant.bracket_position = bracket_position
         entrant.rating_at_start = ratings.get(entrant.version_id)
-    Entrant.objects.bulk_update(seeded, ["seed", "rating_at_start"])
+    Entrant.objects.bulk_update(seeded, ["bracket_position", "rating_at_start"])
     return seeded
 
 
@@ -201,7 +201,9 @@ def _snapshot(tournament_id: int) -> _Snapshot | None:
     tournament = running.select_related("version_test").first()
     if tournament is None:
         return None
-    entrants = list(tournament.entrants.select_related("version").order_by("seed", "position"))
+    entrants = list(
+        tournament.entrants.select_related("version").order_by("bracket_position", "position")
+    )
     pairings = list(tournament.pairings.prefetch_related("sets"))
     return _Snapshot(tournament, entrants, pairings)
 
@@ -219,7 +221,9 @@ def _state(snapshot: _Snapshot, views: tuple[PairingView, ...]) -> TournamentSta
     tournament = snapshot.tournament
     test = getattr(tournament, "version_test", None)
     return TournamentState(
-        entrants=tuple(EntrantView(e.pk, e.seed, e.position) for e in snapshot.entrants),
+        entrants=tuple(
+            EntrantView(e.pk, e.bracket_position, e.position) for e in snapshot.entrants
+        ),
         pairings=views,
         rounds=tournament.rounds,
         sets_per_pair=tournament.sets_per_pair,
@@ -242,7 +246,8 @@ def _decide(snapshot: _Snapshot, pairing: Pairing, plan: Plan, spec: FormatSpec)
             elimination=elimination,
             # Only a bracket reads seeds (the ladder's entrants have none).
             first_is_better_seed=elimination
-            and entrants[pairing.first_id].seed < entrants[pairing.second_id].seed,
+            and entrants[pairing.first_id].bracket_position
+            < entrants[pairing.second_id].bracket_position,
         )
         if decision.another_set:
             plan.extra_sets.append(pairing.key)
@@ -332,7 +337,7 @@ def _version_test_record(tournament: Tournament, state: SprtState) -> None:
 def _set_create(snapshot: _Snapshot, pairing: Pairing, *, number: int) -> list[int]:
     """A duplicate set: two matches on the set's seed, the first entrant in seat 0 then 1."""
     tournament = snapshot.tournament
-    seed = set_seed(tournament.seed, f"{pairing.key}/{number}")
+    seed = set_seed(tournament.secret, f"{pairing.key}/{number}")
     duplicate_set = DuplicateSet.objects.create(pairing=pairing, number=number, seed=seed)
     first = snapshot.entrant[pairing.first_id].version
     second = snapshot.entrant[pairing.second_id].version

@@ -28,9 +28,15 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--game", default="snag", help=f"one of {sorted(GAMES)}")
         parser.add_argument("--sets", type=int, default=5, help="duplicate sets per pair")
-        parser.add_argument("--seed", type=int, default=None, help="tournament seed")
+        parser.add_argument(
+            "--seed",
+            dest="secret",
+            type=int,
+            default=None,
+            help="the tournament's secret, which every deal seed derives from",
+        )
 
-    def handle(self, *args, game: str, sets: int, seed: int | None, **options) -> None:
+    def handle(self, *args, game: str, sets: int, secret: int | None, **options) -> None:
         if game not in GAMES:
             raise CommandError(f"unknown game {game!r}; choose one of {sorted(GAMES)}")
         if sets < 1:
@@ -43,7 +49,7 @@ class Command(BaseCommand):
                 game_id=game,
                 versions=versions,
                 sets_per_pair=sets,
-                seed=seed,
+                secret=secret,
                 enqueue=False,
             )
         except TournamentError as error:
@@ -100,7 +106,8 @@ class Command(BaseCommand):
         console.print(table)
         tournament.refresh_from_db()
         console.print(
-            f"Seed {tournament.seed} (committed before play as SHA-256 {tournament.seed_sha256})"
+            f"Seed {tournament.secret} (committed before play as SHA-256 "
+            f"{tournament.secret_sha256})"
         )
 
     def _show_opening(self, console: Console, tournament: Tournament) -> None:

@@ -16,7 +16,7 @@ def create() -> int:
 
     versions = strategy_bots(4)
     tournament = round_robin_create(
-        name="faults", game_id="snag", versions=versions, sets_per_pair=2, seed=5
+        name="faults", game_id="snag", versions=versions, sets_per_pair=2, secret=5
     )
     return tournament.pk
 
