@@ -14,7 +14,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from bots.code import BotCode, store_code
+from bots.bot_code import BotCode, store_code
 from django.contrib.auth.models import User
 
 from bots.models import Bot, BotVersion
