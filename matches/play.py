@@ -15,7 +15,7 @@ from django.conf import settings
 
 from bots.referee import Limits, MatchResult, referee_match
 from bots.runner import BotLauncher
-from bots.services import launcher_for
+from bots.services import launcher_for, version_code_prepare
 from games.rules import get_game
 
 from . import services
@@ -36,12 +36,20 @@ def match_play(
     it, so nothing is appended twice. A match the tick declared dead while it ran (its lease
     ran out) is dropped: bots closed, nothing more logged, None returned. The time limits
     and sandbox limits (``SandboxLimits`` fields) default to the settings; a tournament may
-    override them.
+    override them. ``CodeUnavailable`` if a bot's code is in no store this worker can
+    read; the match is then still pending, for a retry.
     """
+    seats = list(
+        MatchSeat.objects.filter(match_id=match_id, match__status=Match.Status.PENDING)
+        .select_related("version__bot")
+        .order_by("seat")
+    )
+    for seat in seats:
+        # Before the claim: a worker that cannot get the code leaves the match pending.
+        version_code_prepare(seat.version)
     if not services.match_claim(match_id=match_id, worker=_worker_identity()):
         return None
     match = Match.objects.get(id=match_id)
-    seats = list(match.seats.select_related("version__bot").order_by("seat"))
     try:
         limits = Limits(
             decision_seconds=decision_seconds or settings.BAIZE_DECISION_TIMEOUT,
