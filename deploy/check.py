@@ -312,7 +312,9 @@ def main() -> int:
     except CheckFailed as error:
         say(f"FAILED: {error}")
         for service in ("worker", "worker-b", "web"):
-            print(deployment.run("logs", "--tail", "30", service, check=False, quiet=True))
+            log = deployment.run("logs", "--no-color", service, check=False, quiet=True)
+            told = [line for line in log.splitlines() if "_tick" not in line]
+            print("\n".join(told[-40:]))
         return 1
     finally:
         say("cleaning up: containers, volumes, network and image of the project")

@@ -192,3 +192,25 @@ def test_code_stored_on_disk_before_is_imported_into_the_shared_store(alice, cod
         "imported 1 of 2 uploaded versions' code",
         f"not in {code_store}: {lost.content_hash}",
     ]
+
+
+def test_its_owner_downloads_code_another_instance_stored(alice, code_store, settings):
+    from rest_framework.test import APIClient
+
+    bot = Bot.objects.create(owner=alice, game="snag", name="shared")
+    code = BotCode({"bot.py": GOOD_BOT})
+    code_publish(code)
+    BotVersion.objects.create(bot=bot, number=1, content_hash=code.content_hash)
+    empty_cache(settings)
+    owner = APIClient()
+    owner.force_authenticate(alice)
+
+    response = owner.get(f"/api/bots/{bot.pk}/versions/1/code/")
+
+    assert response.status_code == 200
+    assert zipfile.ZipFile(io.BytesIO(response.content)).read("bot.py") == GOOD_BOT
+    CodeBlob.objects.all().delete()
+    empty_cache(settings)
+    missing = owner.get(f"/api/bots/{bot.pk}/versions/1/code/")
+    assert missing.status_code == 404
+    assert "is not in the database" in missing.json()["detail"]
