@@ -147,9 +147,10 @@ def wait_for(what: str, probe, timeout: float, every: float = 2.0):
 
 def check(deployment: Deployment) -> None:
     say(f"building the image and starting project {PROJECT} (web on port {deployment.port})")
-    deployment.run("build")
+    # One build: web, worker and beat run the same image (BAIZE_IMAGE).
+    deployment.run("build", "web")
     say("image built")
-    deployment.run("up", "-d")
+    deployment.run("up", "-d", "--no-build")
     wait_for("web to answer /api/games/", lambda: deployment.api("GET", "/api/games/"), 300)
     say("web, beat, postgres, redis, worker-a and worker-b are up; /api/games/ answers")
     for host, service in WORKERS.items():
