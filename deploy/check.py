@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PROJECT = f"baizecheck{os.getpid()}"
 START = time.monotonic()
 WORKERS = {"worker-a": "worker", "worker-b": "worker-b"}
+UID_BASE = 6_000_000 + (os.getpid() % 100) * 200_000
 
 #: The uploaded bot: it thinks a little each decision, so a match lasts long enough to kill
 #: its worker in the middle of it.
@@ -88,6 +89,9 @@ class Deployment:
             "ALLOWED_HOSTS": "localhost,127.0.0.1",
             "BAIZE_HTTP_PORT": str(self.port),
             "BAIZE_IMAGE": f"{PROJECT}:latest",
+            # Uid ranges no other check running on this host at the same time uses.
+            "BAIZE_CHECK_UID_BASE_A": str(UID_BASE),
+            "BAIZE_CHECK_UID_BASE_B": str(UID_BASE + 100_000),
         }
         self.base = f"http://127.0.0.1:{self.port}"
 
