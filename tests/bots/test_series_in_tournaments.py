@@ -14,9 +14,9 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from bots.bot_code import BotCode, store_code
 from django.contrib.auth.models import User
 
+from bots.bot_code import BotCode, store_code
 from bots.models import Bot, BotVersion
 from ladder.services import challenge_create, version_test_create
 from matches.models import Match, MatchSeat
