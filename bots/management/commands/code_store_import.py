@@ -1,7 +1,7 @@
 """``manage.py code_store_import --from FOLDER``: put the uploaded code found in a local
 folder (a store of ``<sha256>/`` folders, as ``BAIZE_BOT_CODE_DIR`` was before code was
 shared through the database) into the shared store, for every uploaded version whose code
-is there (once per hash). Idempotent; the migration does this for ``BAIZE_BOT_CODE_DIR`` by itself."""
+is there (once per hash). Idempotent; the migration does this for ``BAIZE_BOT_CODE_DIR`` itself."""
 
 from __future__ import annotations
 
