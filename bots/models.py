@@ -68,7 +68,7 @@ class BotVersion(models.Model):
 class CodeBlob(models.Model):
     """The code of uploaded versions, once per content hash, where every worker can read it.
 
-    ``data`` is the canonical zip of the files (``bots.code.zip_code``); a worker unpacks it
+    ``data`` is the canonical zip of the files (``bots.bot_code.zip_code``); a worker unpacks it
     into its local cache (``bots.code_cache``) and checks the hash before any bot runs it.
     Used unless ``BAIZE_CODE_STORAGE`` names a storage of ``STORAGES`` instead.
     """

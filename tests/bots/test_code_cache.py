@@ -10,10 +10,10 @@ import uuid
 import zipfile
 
 import pytest
-from bots.code import BotCode, store_code, zip_code
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
+from bots.bot_code import BotCode, store_code, zip_code
 from bots.code_cache import (
     CACHE_KEEP_SECONDS,
     CodeUnavailable,
