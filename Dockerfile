@@ -1,6 +1,8 @@
 # One image for web, worker and beat. It runs as the unprivileged user baize; only the
 # worker runs as root (docker-compose.yml), because the sandbox of uploaded bots switches
-# each bot to a uid of its own (setpriv), which only root may do.
+# each bot to a uid of its own (setpriv), which only root may do. /app/var holds only what
+# a container may lose: the local cache of uploaded code (filled from the database) and
+# the sandbox's state.
 FROM python:3.11-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 # The sandbox's layers (manage.py sandbox): bubblewrap for the namespaces, util-linux for
@@ -19,6 +21,8 @@ COPY ladder ./ladder
 COPY web ./web
 COPY manage.py ./
 RUN pip install --no-cache-dir '.[deploy]'
+# The worker's entrypoint (docker-compose.yml says why it has one).
+COPY deploy/worker-entrypoint ./deploy/
 RUN useradd --create-home baize && mkdir -p /app/var/bots && chown -R baize /app/var
 USER baize
 EXPOSE 8000

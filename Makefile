@@ -9,7 +9,8 @@ PORT ?= 8000
 # The demo, bench and local server run on the embedded default, where debugging is fine.
 LOCAL := DEBUG=$${DEBUG:-1}
 
-.PHONY: demo test bench strength lint format serve clean browser-deps load-deps sandbox-deps
+.PHONY: demo test bench strength lint format serve clean browser-deps load-deps sandbox-deps \
+	deploy-check
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -72,6 +73,12 @@ serve: $(STAMP)
 	$(LOCAL) $(PY) manage.py migrate --no-input -v 0
 	$(LOCAL) $(PY) manage.py builtin_bots -v 0
 	$(LOCAL) $(PY) manage.py runserver 127.0.0.1:$(PORT)
+
+# The deployment built and run for real: image, two workers sharing only PostgreSQL and Redis,
+# an upload checked and played, a tournament surviving a killed worker (deploy/check.py).
+# Needs a running Docker daemon (DOCKER_HOST is honoured) and docker-compose or docker compose.
+deploy-check:
+	$(PYTHON) deploy/check.py
 
 clean:
 	rm -rf $(VENV) var/*.sqlite3

@@ -35,6 +35,7 @@ from games.rules import GAMES
 from . import selectors
 from .accounts import user_sign_up, user_token
 from .bot_code import UploadRejected
+from .code_cache import CodeUnavailable
 from .models import Bot, BotVersion
 from .permissions import can_change_bot, can_see_private
 from .sandbox import current_sandbox
@@ -184,9 +185,10 @@ class BotVersionCodeApi(APIView):
             raise DomainError(
                 f"{version} is built in: it has no uploaded code to download", field="number"
             )
-        folder = version_code_dir(version)
-        if not folder.is_dir():
-            raise NotFound(f"the code of {version} is missing from this server's store")
+        try:
+            folder = version_code_dir(version)
+        except CodeUnavailable as error:
+            raise NotFound(f"the code of {version} cannot be had: {error}") from None
         bot = version.bot
         filename = f"{bot.game}-{bot.name}-v{version.number}.zip"
         return HttpResponse(

@@ -267,3 +267,27 @@ def _write_files(folder: Path, files: Mapping[str, bytes]) -> None:
         destination.chmod(0o644)
     for directory in [folder, *(p for p in folder.rglob("*") if p.is_dir())]:
         directory.chmod(0o755)
+
+
+def zip_code(code: BotCode) -> bytes:
+    """The canonical zip of ``code``: its files in path order with a fixed time, so the same
+    code always zips to the same bytes (what the shared code store keeps)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in sorted(code.files):
+            info = zipfile.ZipInfo(path, (1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, code.files[path])
+    return buffer.getvalue()
+
+
+def read_code_folder(folder: Path) -> BotCode:
+    """The files under ``folder`` (a stored version's), by relative POSIX path."""
+    return BotCode(
+        {
+            path.relative_to(folder).as_posix(): path.read_bytes()
+            for path in sorted(folder.rglob("*"))
+            if path.is_file() and "__pycache__" not in path.parts
+        }
+    )

@@ -63,3 +63,19 @@ class BotVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.bot} v{self.number}"
+
+
+class CodeBlob(models.Model):
+    """The code of uploaded versions, once per content hash, where every worker can read it.
+
+    ``data`` is the canonical zip of the files (``bots.bot_code.zip_code``); a worker unpacks it
+    into its local cache (``bots.code_cache``) and checks the hash before any bot runs it.
+    Used unless ``BAIZE_CODE_STORAGE`` names a storage of ``STORAGES`` instead.
+    """
+
+    content_hash = models.CharField(max_length=64, primary_key=True)
+    data = models.BinaryField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.content_hash

@@ -12,7 +12,7 @@ from games.rules import get_game
 
 from .models import Bot, BotVersion
 from .runner import BUILTIN_DIR, BotLauncher, BuiltinLauncher
-from .uploads import uploaded_launcher
+from .uploads import uploaded_launcher, version_code_dir
 
 #: Built-in bots of every game, by bot name: the strategy each runs.
 BUILTIN_STRATEGIES: dict[str, str] = {"random": "random", "heuristic": "{game}_heuristic"}
@@ -96,3 +96,10 @@ def launcher_for(version: BotVersion, **sandbox_overrides: int) -> BotLauncher:
     if version.status != BotVersion.Status.READY:
         raise ValueError(f"{version} is {version.status}, not ready to play")
     return uploaded_launcher(version, **sandbox_overrides)
+
+
+def version_code_prepare(version: BotVersion) -> None:
+    """Have an uploaded version's code in this worker's cache before a match claims it;
+    ``CodeUnavailable`` (the match stays pending, the task retries) if no store has it."""
+    if not version.builtin:
+        version_code_dir(version)

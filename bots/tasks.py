@@ -8,15 +8,28 @@ from typing import Any
 from celery import shared_task
 from celery.signals import celeryd_after_setup
 
+from .code_cache import CodeUnavailable
 from .queues import SANDBOXED_QUEUE
 from .uploads import bot_version_check
 
 logger = logging.getLogger(__name__)
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+#: Retries of a task whose bot code no store gave: 5 s, doubling up to 5 minutes, ~1 hour.
+CODE_RETRY = {
+    "autoretry_for": (CodeUnavailable,),
+    "retry_backoff": 5,
+    "retry_backoff_max": 300,
+    "max_retries": 15,
+}
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True, **CODE_RETRY)
 def bot_version_check_task(version_id: int) -> None:
-    """Check an uploaded version; a second delivery finds it decided and does nothing."""
+    """Check an uploaded version; a second delivery finds it decided and does nothing.
+
+    A worker that cannot get the version's code retries later (``CODE_RETRY``).
+    """
     bot_version_check(version_id=version_id)
 
 

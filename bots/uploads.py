@@ -1,7 +1,8 @@
 """Uploaded versions: uploading one, checking it, and the launcher its code plays through.
 
 An upload is checked in memory (``bots.bot_code``) before anything is written; only a good one
-is stored (content-addressed) and becomes a ``pending`` version, whose check is queued once
+is stored (content-addressed, in the store every worker reads: ``bots.code_cache``) and
+becomes a ``pending`` version, whose check is queued once
 the transaction commits. The check is a short smoke match in each seat against the built-in
 random bot, inside the sandbox; it moves the version from ``pending`` to ``ready`` or
 ``rejected`` with a conditional update, so a twice-delivered check task writes once.
@@ -10,7 +11,6 @@ random bot, inside the sandbox; it moves the version from ``pending`` to ``ready
 from __future__ import annotations
 
 import logging
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,8 @@ from django.utils import timezone
 
 from games.rules import Game, get_game
 
-from .bot_code import BotCode, UploadLimits, UploadRejected, code_dir, read_upload, store_code
+from .bot_code import BotCode, UploadLimits, UploadRejected, read_upload
+from .code_cache import CodeUnavailable, cached_code_dir, code_cache_put, code_publish
 from .models import Bot, BotVersion
 from .queues import FIRST_PRIORITY, SANDBOXED_QUEUE
 from .referee import Limits, MatchResult, referee_match
@@ -46,11 +47,11 @@ def bot_version_upload(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
     """Check, store and record a new version of ``bot``; ``UploadRejected`` changes nothing."""
     code = read_upload(filename, data, upload_limits())
     _refuse_duplicate(bot, code)
-    folder = store_code(code, settings.BAIZE_BOT_CODE_DIR)
     try:
         with transaction.atomic():
             # Row lock: two uploads at once must not both take the next number.
             Bot.objects.select_for_update().get(id=bot.id)
+            code_publish(code)
             latest = bot.versions.order_by("-number").values_list("number", flat=True).first()
             version = BotVersion.objects.create(
                 bot=bot, number=(latest or 0) + 1, content_hash=code.content_hash, size=code.size
@@ -58,10 +59,9 @@ def bot_version_upload(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
             transaction.on_commit(lambda: _enqueue_check(version.id))
     except IntegrityError:
         # The same code uploaded twice at once: the unique constraint let one through.
-        if not BotVersion.objects.filter(content_hash=code.content_hash, builtin="").exists():
-            shutil.rmtree(folder, ignore_errors=True)
         _refuse_duplicate(bot, code)
         raise
+    code_cache_put(code)
     return version
 
 
@@ -86,7 +86,8 @@ def _enqueue_check(version_id: int) -> None:
 
 
 def version_code_dir(version: BotVersion) -> Path:
-    return code_dir(settings.BAIZE_BOT_CODE_DIR, version.content_hash)
+    """The local folder of an uploaded version's code; ``CodeUnavailable`` if no store has it."""
+    return cached_code_dir(version.content_hash)
 
 
 def uploaded_launcher(version: BotVersion, **limit_overrides: int) -> BotLauncher:
@@ -121,7 +122,8 @@ def server_limits() -> Limits:
 def bot_version_check(*, version_id: int) -> BotVersion:
     """Play the smoke matches of a pending version and record the verdict.
 
-    A machine whose sandbox is unsafe leaves the version pending, saying why.
+    A machine whose sandbox is unsafe leaves the version pending, saying why; so does one
+    that cannot get the code, raising ``CodeUnavailable`` for the task to retry.
     """
     version = BotVersion.objects.select_related("bot").get(id=version_id)
     if version.status != BotVersion.Status.PENDING:
@@ -134,6 +136,12 @@ def bot_version_check(*, version_id: int) -> BotVersion:
             status_reason=f"waiting for a worker with a safe sandbox: {error}"
         )
         return BotVersion.objects.get(id=version_id)
+    except CodeUnavailable as error:
+        # Retried by the task: another worker, or this one later, may reach the store.
+        BotVersion.objects.filter(id=version_id, status=BotVersion.Status.PENDING).update(
+            status_reason=f"waiting for its code: {error}"
+        )
+        raise
     verdict, log = smoke_test(get_game(version.bot.game), lambda: launcher)
     status = BotVersion.Status.REJECTED if verdict else BotVersion.Status.READY
     # Conditional: of two deliveries of the check, the first verdict stands.

@@ -6,6 +6,7 @@ under ``var/``; unset ``CELERY_BROKER_URL`` means tasks run in-process (eager).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -292,8 +293,26 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 #: Seconds of overtime each bot may spend over a whole match beyond the per-decision limit.
 BAIZE_TIME_BANK_SECONDS = env_float("BAIZE_TIME_BANK_SECONDS", 10.0)
-#: Uploaded code, content-addressed: <dir>/<sha256>/bot.py.
+#: This process's local cache of uploaded code, content-addressed: <dir>/<sha256>/bot.py,
+#: filled from the shared store on first use (bots.code_cache); nothing to share between hosts.
 BAIZE_BOT_CODE_DIR = Path(env_str("BAIZE_BOT_CODE_DIR", str(VAR_DIR / "bots")))
+#: Bound of that cache; the folders least recently used go first.
+BAIZE_CODE_CACHE_MB = env_int("BAIZE_CODE_CACHE_MB", 1024, minimum=16)
+#: Where uploaded code is shared between hosts: "" for the database (a table of blobs by
+#: content hash), else a storage class of Django's storage API (object storage, for instance
+#: "storages.backends.s3.S3Storage"), given the JSON object BAIZE_CODE_STORAGE_OPTIONS.
+BAIZE_CODE_STORAGE = env_str("BAIZE_CODE_STORAGE", "")
+if BAIZE_CODE_STORAGE:
+    try:
+        _code_storage_options = json.loads(env_str("BAIZE_CODE_STORAGE_OPTIONS", "{}"))
+    except ValueError as error:
+        raise ImproperlyConfigured(f"BAIZE_CODE_STORAGE_OPTIONS is not JSON: {error}") from None
+    STORAGES = {
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+        **globals().get("STORAGES", {}),
+        "bot_code": {"BACKEND": BAIZE_CODE_STORAGE, "OPTIONS": _code_storage_options},
+    }
 BAIZE_UPLOAD_MAX_BYTES = env_int("BAIZE_UPLOAD_MAX_BYTES", 1 << 20, minimum=1024)
 BAIZE_UPLOAD_MAX_UNPACKED_BYTES = env_int("BAIZE_UPLOAD_MAX_UNPACKED_BYTES", 8 << 20, minimum=1024)
 BAIZE_UPLOAD_MAX_FILES = env_int("BAIZE_UPLOAD_MAX_FILES", 100, minimum=1)

@@ -16,7 +16,7 @@ from django.conf import settings
 from bots.referee import Limits, MatchResult, referee_match
 from bots.runner import BotLauncher
 from bots.series import Series
-from bots.services import launcher_for
+from bots.services import launcher_for, version_code_prepare
 from games.rules import get_game
 
 from . import services
@@ -37,7 +37,8 @@ def match_play(
     it, so nothing is appended twice. A match the tick declared dead while it ran (its lease
     ran out) is dropped: bots closed, nothing more logged, None returned. The time limits
     and sandbox limits (``SandboxLimits`` fields) default to the settings; a tournament may
-    override them.
+    override them. ``CodeUnavailable`` if a bot's code is in no store this worker can
+    read; the match is then still pending, for a retry.
     """
     limits = _limits(decision_seconds, time_bank_seconds)
     overrides = dict(sandbox_overrides or {})
@@ -167,11 +168,15 @@ def _claim_and_play(
 
 def _claim(match_id: int) -> tuple[Match, list[MatchSeat], MatchEventWriter] | None:
     """The pending match, its seats and its writer, claimed together with the log's first
-    event in one commit; None if it was not pending."""
+    event in one commit; None if it was not pending, ``CodeUnavailable`` (the match still
+    pending) if a bot's code is in no store this worker can read."""
     match = Match.objects.filter(id=match_id, status=Match.Status.PENDING).first()
     if match is None:
         return None
     seats = list(match.seats.select_related("version__bot").order_by("seat"))
+    for seat in seats:
+        # Before the claim: a worker that cannot get the code leaves the match pending.
+        version_code_prepare(seat.version)
     players = [_player(seat) for seat in seats]
     try:
         writer = match_event_writer(match=match, players=players, claim_for=_worker_identity())

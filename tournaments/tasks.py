@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from bots.tasks import CODE_RETRY
 from matches.play import MatchSeries, match_play
 
 from .models import Tournament, TournamentMatch
@@ -11,11 +12,11 @@ from .services.scheduling import tournament_match_settle
 from .tick import tournaments_tick
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True, **CODE_RETRY)
 def tournament_match_play(match_id: int) -> None:
     """Play one tournament match under its tournament's limits, then settle its set.
 
-    A second delivery plays nothing.
+    A second delivery plays nothing; a worker that cannot get a bot's code retries later.
     """
     link = TournamentMatch.objects.select_related("tournament").get(match_id=match_id)
     tournament = link.tournament
@@ -29,7 +30,7 @@ def tournament_match_play(match_id: int) -> None:
     tournament_match_settle(match_id=match_id)
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True, **CODE_RETRY)
 def tournament_series_play(match_ids: list[int]) -> None:
     """Play a series of tournament matches (``tournaments.series``) with one bot process
     per seat where the bots allow it, settling each match's set as it ends.

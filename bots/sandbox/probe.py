@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import fcntl
 import json
 import os
 import shutil
@@ -175,6 +176,9 @@ def probe_sandbox(config: SandboxConfig) -> Sandbox:
     """Survey, write the filter, run the probe bot; the sandbox with its level."""
     layers: dict[str, str] = {}
     layers["uid"] = _check_uid_switch(config)
+    if layers["uid"] == "ok":
+        # Before any slot is taken: taking one kills whatever runs under its uid.
+        layers["uid"] = uid_range_check(config)
     interpreter, mounts, layers["python"] = _survey_interpreter(config.python)
     layers["seccomp"] = _write_filter(config.filter_path)
     layers["namespaces"] = "ok" if shutil.which(config.bwrap) else f"{config.bwrap} not found"
@@ -235,6 +239,87 @@ def _memory_and_turns(
         f"{name}: {missing[name]}" for name in ("freezer", "cpuacct") if name in missing
     )
     return memory, turns + (f" ({fallbacks})" if fallbacks else "")
+
+
+#: Steps between the uid bases ``uid_range_check`` suggests.
+UID_BASE_STEP = 100_000
+
+
+def uid_range_check(config: SandboxConfig) -> str:
+    """ "ok", or which processes of another instance hold this instance's slot uids.
+
+    A process of a slot uid whose slot this instance's lock folder does not hold belongs to
+    another instance on the host (one with another temporary folder: another container, say).
+    Sharing uids, the two would count each other's processes against each bot's process
+    limit, and each would kill the other's bots when it sweeps a slot.
+    """
+    first = config.uid_base
+    last = first + config.slots - 1
+    by_uid = _live_processes_by_uid()
+    foreign = {
+        uid: pids
+        for uid, pids in by_uid.items()
+        if first <= uid <= last and not _slot_held(config.lock_dir, uid - first)
+    }
+    if not foreign:
+        return "ok"
+    shown = ", ".join(
+        f"uid {uid}: pids {' '.join(map(str, pids[:5]))}" for uid, pids in foreign.items()
+    )
+    return (
+        f"the slot uids {first}-{last} are in use by another Baize instance on this host"
+        f" ({shown}; no slot of this instance holds them): give each instance a range of"
+        f" its own, set BAIZE_SANDBOX_UID_BASE={_free_uid_base(config, by_uid)}"
+    )
+
+
+def _live_processes_by_uid() -> dict[int, list[int]]:
+    found: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            uid = entry.stat(follow_symlinks=False).st_uid
+            stat = Path(f"/proc/{entry.name}/stat").read_bytes()
+        except OSError:
+            continue  # it ended while we looked
+        if stat[stat.rfind(b")") + 2 :][:1] != b"Z":
+            found.setdefault(uid, []).append(int(entry.name))
+    return found
+
+
+def _slot_held(lock_dir: Path, index: int) -> bool:
+    try:
+        fd = os.open(lock_dir / f"slot-{index}.lock", os.O_RDWR | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # drops the lock if this took it
+    return False
+
+
+def _free_uid_base(config: SandboxConfig, by_uid: dict[int, list[int]]) -> int:
+    base = config.uid_base + UID_BASE_STEP
+    while any(base <= uid < base + config.slots for uid in by_uid):
+        base += UID_BASE_STEP
+    return base
+
+
+def _process_limit_hint(error: str, config: SandboxConfig) -> str:
+    """What a namespace that cannot be made for want of processes most likely means."""
+    if "Resource temporarily unavailable" not in error:
+        return ""
+    last = config.uid_base + config.slots - 1
+    return (
+        f" (the slot uid's process limit is taken by processes this instance cannot see:"
+        f" most likely another Baize instance on this host, in another container, uses the"
+        f" slot uids {config.uid_base}-{last}; give each instance a range of its own with"
+        f" BAIZE_SANDBOX_UID_BASE, e.g. {config.uid_base + UID_BASE_STEP})"
+    )
 
 
 def _check_uid_switch(config: SandboxConfig) -> str:
@@ -299,7 +384,7 @@ def _run_probes(sandbox: Sandbox, layers: dict[str, str]) -> SandboxLevel:
         use_filter = False
         seen, error = _probe_run(sandbox, code_dir, use_filter, use_namespaces)
     if seen is None and use_namespaces:
-        layers["namespaces"] = f"bubblewrap failed: {error}"
+        layers["namespaces"] = f"bubblewrap failed: {error}{_process_limit_hint(error, config)}"
         use_filter = use_namespaces = False
         seen, error = _probe_run(sandbox, code_dir, use_filter, use_namespaces)
     if seen is None:

@@ -71,3 +71,12 @@ def _copy_for_others(source: Path, target: Path) -> None:
     except OSError:
         # Another worker made the same copy first: the same bytes, so either will do.
         shutil.rmtree(partial, ignore_errors=True)
+
+
+def forget_code_copy(code_dir: Path, uid_base: int) -> None:
+    """Remove the copy ``reachable_code_dir`` may have made of a stored version's folder."""
+    name = Path(code_dir).name
+    if len(name) != _CONTENT_HASH_LENGTH:
+        return
+    copy = runtime_dir(uid_base) / f"{Path(code_dir).parent.resolve().name}-{name}"
+    shutil.rmtree(copy, ignore_errors=True)

@@ -1,0 +1,333 @@
+#!/usr/bin/env python3
+"""``make deploy-check``: build the image, run the deployment for real, and check it works.
+
+Needs a running Docker daemon (``docker info`` must answer; DOCKER_HOST is honoured) and a
+compose tool: ``docker-compose`` (1.29 verified) or ``docker compose``. Standard library only.
+
+It brings up docker-compose.yml plus deploy/check.compose.yml under a project name of its
+own: web, beat, PostgreSQL, Redis and two workers that share nothing but PostgreSQL and
+Redis (no volume; each its own sandbox uid range), as if on two hosts. Then it signs up,
+uploads a bot, waits for its check (by a worker that has never seen the code) and for the
+ladder to play it, runs a small round robin, kills the worker container playing one of its
+matches, and checks the tournament finishes with every match logged exactly once. It
+removes its containers, volumes, network and image at the end, passed or failed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROJECT = f"baizecheck{os.getpid()}"
+START = time.monotonic()
+WORKERS = {"worker-a": "worker", "worker-b": "worker-b"}
+UID_BASE = 6_000_000 + (os.getpid() % 100) * 200_000
+
+#: The uploaded bot: it thinks a little each decision, so a match lasts long enough to kill
+#: its worker in the middle of it.
+SLOW_BOT = b"""import json, sys, time
+
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "start":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif message["type"] == "decide":
+        time.sleep(0.15)
+        actions = message["observation"]["legal_actions"]
+        print(json.dumps({"action": actions[len(actions) // 2]}), flush=True)
+"""
+
+
+class CheckFailed(RuntimeError):
+    pass
+
+
+def say(message: str) -> None:
+    print(f"[{time.monotonic() - START:7.1f}s] {message}", flush=True)
+
+
+def compose_command() -> list[str]:
+    if shutil.which("docker-compose"):
+        return ["docker-compose"]
+    if subprocess.run(["docker", "compose", "version"], capture_output=True).returncode == 0:
+        return ["docker", "compose"]
+    raise CheckFailed("no compose tool: install docker-compose or the docker compose plugin")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Deployment:
+    def __init__(self) -> None:
+        self.compose = [
+            *compose_command(),
+            "-p",
+            PROJECT,
+            "-f",
+            str(ROOT / "docker-compose.yml"),
+            "-f",
+            str(ROOT / "deploy" / "check.compose.yml"),
+        ]
+        self.port = free_port()
+        self.env = {
+            **os.environ,
+            "SECRET_KEY": secrets.token_urlsafe(40),
+            "ALLOWED_HOSTS": "localhost,127.0.0.1",
+            "BAIZE_HTTP_PORT": str(self.port),
+            "BAIZE_IMAGE": f"{PROJECT}:latest",
+            # Uid ranges no other check running on this host at the same time uses.
+            "BAIZE_CHECK_UID_BASE_A": str(UID_BASE),
+            "BAIZE_CHECK_UID_BASE_B": str(UID_BASE + 100_000),
+        }
+        self.base = f"http://127.0.0.1:{self.port}"
+
+    def run(self, *args: str, check: bool = True, quiet: bool = False) -> str:
+        done = subprocess.run(
+            [*self.compose, *args], cwd=ROOT, env=self.env, capture_output=quiet, text=True
+        )
+        if check and done.returncode != 0:
+            raise CheckFailed(f"{' '.join(args[:2])} failed ({done.returncode}): {done.stderr}")
+        return done.stdout or ""
+
+    def django(self, code: str) -> object:
+        """Run ``code`` in the web container's Django; it prints one JSON line last."""
+        out = self.run("exec", "-T", "web", "python", "manage.py", "shell", "-c", code, quiet=True)
+        return json.loads(out.strip().splitlines()[-1])
+
+    def api(self, method: str, path: str, body: object = None, token: str = "") -> dict:
+        headers = {"Authorization": f"Token {token}"} if token else {}
+        data = None
+        if isinstance(body, tuple):  # (filename, bytes): a multipart upload as "file"
+            boundary = uuid.uuid4().hex
+            headers["Content-Type"] = f"multipart/form-data; boundary={boundary}"
+            data = (
+                (
+                    f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+                    f'filename="{body[0]}"\r\nContent-Type: text/x-python\r\n\r\n'
+                ).encode()
+                + body[1]
+                + f"\r\n--{boundary}--\r\n".encode()
+            )
+        elif body is not None:
+            headers["Content-Type"] = "application/json"
+            data = json.dumps(body).encode()
+        request = urllib.request.Request(self.base + path, data, headers, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return json.loads(response.read() or b"{}")
+        except urllib.error.HTTPError as error:
+            raise CheckFailed(f"{method} {path}: {error.code} {error.read()[:500]!r}") from None
+
+
+def wait_for(what: str, probe, timeout: float, every: float = 2.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            value = probe()
+        except (CheckFailed, OSError, ValueError) as error:
+            value, last = None, error
+        else:
+            last = None
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise CheckFailed(f"timed out after {timeout:.0f}s waiting for {what}: {last}")
+        time.sleep(every)
+
+
+def check(deployment: Deployment) -> None:
+    say(f"building the image and starting project {PROJECT} (web on port {deployment.port})")
+    # One build: web, worker and beat run the same image (BAIZE_IMAGE).
+    deployment.run("build", "web")
+    say("image built")
+    deployment.run("up", "-d", "--no-build")
+    wait_for("web to answer /api/games/", lambda: deployment.api("GET", "/api/games/"), 300)
+    say("web, beat, postgres, redis, worker-a and worker-b are up; /api/games/ answers")
+    for host, service in WORKERS.items():
+        report = deployment.run("exec", "-T", service, "python", "manage.py", "sandbox", quiet=True)
+        level = report.splitlines()[0] if report else "?"
+        shares = deployment.run(
+            "exec", "-T", service, "sh", "-c", "ls /app/var/bots | wc -l", quiet=True
+        ).strip()
+        say(f"{host}: {level}; uploaded code in its cache: {shares} folders")
+        if level != "sandbox level: full":
+            raise CheckFailed(f"{host}'s sandbox is not full:\n{report}")
+
+    account = deployment.api(
+        "POST", "/api/accounts/", {"username": "checker", "password": secrets.token_hex(12)}
+    )
+    token = account["token"]
+    bot = deployment.api("POST", "/api/bots/", {"game": "snag", "name": "slowpoke"}, token)
+    version = deployment.api(
+        "POST", f"/api/bots/{bot['id']}/versions/", ("slowpoke.py", SLOW_BOT), token
+    )
+    say(f"signed up, uploaded {bot['id']} v{version['number']} ({version['content_hash'][:12]})")
+    path = f"/api/bots/{bot['id']}/versions/{version['number']}/"
+
+    def checked():
+        body = deployment.api("GET", path, token=token)
+        return body if body["status"] != "pending" else None
+
+    verdict = wait_for("the upload's check", checked, 300)
+    if verdict["status"] != "ready":
+        raise CheckFailed(f"the upload was {verdict['status']}: {verdict['status_reason']}")
+    say("the upload was checked: ready")
+
+    played = wait_for(
+        "a ladder match of the upload",
+        lambda: deployment.django(LADDER_PLAYED % {"version": version["id"]}),
+        600,
+    )
+    say(f"the ladder played it: match {played['match']} by {played['worker']}")
+    for host, service in WORKERS.items():
+        cached = deployment.run("exec", "-T", service, "ls", "/app/var/bots", quiet=True).split()
+        say(f"{host} has the upload in its local cache: {version['content_hash'] in cached}")
+
+    tournament = deployment.django(TOURNAMENT_START % {"version": version["id"]})
+    say(f"round robin {tournament['id']} started: {tournament['matches']} matches in round 1")
+    victim = wait_for(
+        "a running match of the tournament",
+        lambda: deployment.django(RUNNING_MATCH % {"tournament": tournament["id"]}),
+        300,
+        every=1.0,
+    )
+    host = victim["worker"].split(":")[0]
+    if host not in WORKERS:
+        raise CheckFailed(f"match {victim['match']} is claimed by unknown {victim['worker']}")
+    deployment.run("kill", WORKERS[host])
+    say(
+        f"killed {host} (container of service {WORKERS[host]}) while it played match "
+        f"{victim['match']} (event {victim['events']} logged so far)"
+    )
+
+    finished = wait_for(
+        f"tournament {tournament['id']} to finish",
+        lambda: deployment.django(TOURNAMENT_DONE % {"tournament": tournament["id"]}),
+        900,
+        every=3.0,
+    )
+    say(f"tournament finished: {json.dumps(finished)}")
+    problems = deployment.django(EXACTLY_ONCE % {"tournament": tournament["id"]})
+    if problems["errors"]:
+        raise CheckFailed("matches not logged exactly once: " + "; ".join(problems["errors"]))
+    say(
+        f"exactly once: {problems['matches']} matches, each played match has one gapless "
+        f"log ending in one match_finished ({problems['events']} events); "
+        f"{problems['replaced']} replaced after its worker died, by "
+        f"{', '.join(problems['played_by'])}"
+    )
+
+
+#: Snippets run in the web container's Django shell; each prints one JSON line.
+LADDER_PLAYED = """
+import json
+from matches.models import MatchSeat
+seat = (MatchSeat.objects.filter(version_id=%(version)d, match__status="finished")
+        .select_related("match").first())
+print(json.dumps(seat and {"match": seat.match_id, "worker": seat.match.claimed_by}))
+"""
+TOURNAMENT_START = """
+import json
+from bots.models import BotVersion
+from bots.services import builtin_bots_sync
+from tournaments.services import tournament_create, tournament_enter, tournament_start_now
+t = tournament_create(name="deploy check", game_id="snag", options={"target": 30},
+                      decision_timeout=2.0)
+for v in [BotVersion.objects.get(id=%(version)d), *builtin_bots_sync(game_id="snag")]:
+    tournament_enter(tournament=t, version=v)
+tournament_start_now(tournament=t, user=None, reason="deploy check")
+print(json.dumps({"id": t.id, "matches": t.matches.count()}))
+"""
+RUNNING_MATCH = """
+import json
+from matches.models import Match
+m = (Match.objects.filter(tournament_match__tournament_id=%(tournament)d, status="running")
+     .exclude(claimed_by="").first())
+print(json.dumps(m and m.events.exists() and
+                 {"match": m.id, "worker": m.claimed_by, "events": m.events.count()}))
+"""
+TOURNAMENT_DONE = """
+import json
+from tournaments.models import Tournament
+t = Tournament.objects.get(id=%(tournament)d)
+print(json.dumps(t.status == "finished" and
+                 {"status": t.status, "matches": t.matches.count(),
+                  "standings": [e.version_id for e in t.entrants.all()]}))
+"""
+EXACTLY_ONCE = """
+import json
+from collections import Counter
+from tournaments.models import TournamentMatch
+errors, events, played_by, replaced = [], 0, set(), 0
+links = TournamentMatch.objects.filter(tournament_id=%(tournament)d).select_related("match")
+slots = Counter()
+for link in links:
+    m = link.match
+    seqs = list(m.events.values_list("seq", flat=True))
+    kinds = list(m.events.values_list("type", flat=True))
+    events += len(seqs)
+    if seqs != list(range(len(seqs))) and seqs != list(range(1, len(seqs) + 1)):
+        errors.append(f"match {m.id}: seqs not gapless")
+    if link.replaced_at is not None:
+        replaced += 1
+        if kinds.count("match_finished"):
+            errors.append(f"replaced match {m.id} has a result")
+        continue
+    slots[(link.duplicate_set_id, link.first_seat)] += 1
+    played_by.add(m.claimed_by.split(":")[0])
+    if m.status != "finished" or kinds.count("match_finished") != 1:
+        errors.append(f"match {m.id}: {m.status}, {kinds.count('match_finished')} finishes")
+errors += [f"set {k} seat {s} played {n} times" for (k, s), n in slots.items() if n != 1]
+print(json.dumps({"errors": errors, "matches": sum(slots.values()), "events": events,
+                  "replaced": replaced, "played_by": sorted(played_by)}))
+"""
+
+
+def main() -> int:
+    try:
+        subprocess.run(["docker", "info"], check=True, capture_output=True)
+    except (OSError, subprocess.CalledProcessError):
+        print(
+            "deploy-check needs a running Docker daemon: `docker info` does not answer"
+            " (start Docker, or set DOCKER_HOST to its socket)",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        deployment = Deployment()
+    except CheckFailed as error:
+        print(f"deploy-check: {error}", file=sys.stderr)
+        return 2
+    try:
+        check(deployment)
+    except CheckFailed as error:
+        say(f"FAILED: {error}")
+        for service in ("worker", "worker-b", "web"):
+            log = deployment.run("logs", "--no-color", service, check=False, quiet=True)
+            told = [line for line in log.splitlines() if "_tick" not in line]
+            print("\n".join(told[-40:]))
+        return 1
+    finally:
+        say("cleaning up: containers, volumes, network and image of the project")
+        deployment.run("down", "-v", "--rmi", "local", "--remove-orphans", check=False, quiet=True)
+        subprocess.run(["docker", "rmi", "-f", f"{PROJECT}:latest"], capture_output=True)
+    say("deploy-check passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
