@@ -7,6 +7,17 @@ import os
 import pytest
 
 REQUIRE_SERVICES = os.environ.get("BAIZE_REQUIRE_SERVICES") == "1"
+#: Set by the second pass of ``.ci/run`` (PostgreSQL, Redis, a real worker): the tests that
+#: touch no database, broker or worker ran in the first pass, and would only repeat it.
+SERVICES_PASS = os.environ.get("BAIZE_SERVICES_PASS") == "1"
+#: Fixtures that reach the database (pytest-django's, and the live server's).
+_DATABASE_FIXTURES = {
+    "db",
+    "transactional_db",
+    "django_db_reset_sequences",
+    "django_db_serialized_rollback",
+    "live_server",
+}
 #: The password of the test authors: long enough for the sign-up's validators.
 PASSWORD = "a long enough passphrase"
 
@@ -20,6 +31,24 @@ def pytest_runtest_makereport(item, call):
     if REQUIRE_SERVICES and report.skipped and item.get_closest_marker("services"):
         report.outcome = "failed"
         report.longrepr = f"services test skipped while BAIZE_REQUIRE_SERVICES=1: {report.longrepr}"
+
+
+def pytest_collection_modifyitems(config, items):
+    if not SERVICES_PASS:
+        return
+    kept, left_out = [], []
+    for item in items:
+        (kept if _uses_a_service(item) else left_out).append(item)
+    config.hook.pytest_deselected(items=left_out)
+    items[:] = kept
+
+
+def _uses_a_service(item) -> bool:
+    return bool(
+        item.get_closest_marker("services")
+        or item.get_closest_marker("django_db")
+        or _DATABASE_FIXTURES.intersection(item.fixturenames)
+    )
 
 
 @pytest.fixture(autouse=True)
