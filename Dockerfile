@@ -13,12 +13,14 @@ RUN apt-get update \
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY config ./config
+COPY errors ./errors
 COPY games ./games
 COPY bots ./bots
 COPY matches ./matches
 COPY tournaments ./tournaments
 COPY ladder ./ladder
 COPY web ./web
+COPY ops ./ops
 COPY manage.py ./
 RUN pip install --no-cache-dir '.[deploy]'
 # The worker's entrypoint (docker-compose.yml says why it has one).

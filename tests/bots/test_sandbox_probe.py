@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import struct
 import uuid
 
@@ -69,7 +70,7 @@ def test_a_bot_in_a_folder_others_cannot_enter_plays_from_a_copy_they_can_read(s
 
     with BotProcess(launcher.launch_spec()) as bot:
         bot.send(b'{"type": "start", "game": "snag", "seat": 0, "options": {}}\n', timeout=5)
-        assert bot.receive(timeout=10) == b'{"type":"ready"}'
+        assert json.loads(bot.receive(timeout=10))["type"] == "ready"
     copy = reachable_code_dir(code, sandbox.config.uid_base)
     assert copy != code and others_can_reach(copy)
     assert (copy / "bot.py").read_text() == BUILTIN_MAIN.read_text()

@@ -73,7 +73,7 @@ def test_a_uid_range_another_instance_runs_bots_in_is_named_with_the_setting_to_
     )
     try:
         assert other.stdout.readline() == "holding\n"
-        held = [pid for pid, state, _ in processes_of_uid(uid_base) if state != "Z"]
+        held = [p.pid for p in processes_of_uid(uid_base) if p.state != "Z"]
         assert held
 
         mine = probe_sandbox(
@@ -95,11 +95,11 @@ def test_a_uid_range_another_instance_runs_bots_in_is_named_with_the_setting_to_
         )
         assert "uploaded bots are refused" in mine.report.describe()
         # The probe took no slot, so it killed nothing of the other instance's.
-        assert [pid for pid, state, _ in processes_of_uid(uid_base) if state != "Z"] == held
+        assert [p.pid for p in processes_of_uid(uid_base) if p.state != "Z"] == held
     finally:
         other.stdin.close()
         assert other.wait(timeout=30) == 0
-    assert [pid for pid, state, _ in processes_of_uid(uid_base) if state != "Z"] == []
+    assert [p.pid for p in processes_of_uid(uid_base) if p.state != "Z"] == []
 
 
 @pytest.mark.sandbox

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import shlex
+import tomllib
 from pathlib import Path
 
 import yaml
@@ -54,7 +55,10 @@ def test_the_image_is_built_from_the_projects_dockerfile():
 
 def test_the_image_carries_every_app_and_what_the_sandbox_needs():
     dockerfile = (ROOT / "Dockerfile").read_text()
-    packages = [p.name for p in ROOT.iterdir() if (p / "apps.py").exists() or p.name == "config"]
+    # Every package the project installs (pyproject's list), apps or not.
+    found = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    packages = [pattern.rstrip("*") for pattern in found["find"]["include"]]
+    assert "errors" in packages and "ops" in packages
     for package in packages:
         assert f"COPY {package} ./{package}" in dockerfile, f"the image lacks {package}/"
     for needed in ("bubblewrap", "util-linux", "python3"):
