@@ -6,6 +6,7 @@ The twin test (no bot process sees a deal from both seats, over real sandboxed s
 
 from __future__ import annotations
 
+from config.celery import app
 from tournaments.models import TournamentMatch
 from tournaments.series import match_series
 from tournaments.services import round_robin_create
@@ -47,7 +48,11 @@ def test_a_series_is_at_most_the_longest_series_setting(db, settings):
     assert sorted(len(s) for s in match_series(match_ids=ids)) == [1, 1, 2, 2, 2, 2]
 
 
-def test_enqueueing_a_pairings_sets_plays_them_as_series(db, django_capture_on_commit_callbacks):
+def test_enqueueing_a_pairings_sets_plays_them_as_series(
+    db, django_capture_on_commit_callbacks, monkeypatch
+):
+    # In this process, also where a broker is configured: the sending is what is tested.
+    monkeypatch.setitem(app.conf, "task_always_eager", True)
     versions = strategy_bots(2)
     with django_capture_on_commit_callbacks(execute=True):
         tournament = round_robin_create(
