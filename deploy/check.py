@@ -244,9 +244,11 @@ TOURNAMENT_START = """
 import json
 from bots.models import BotVersion
 from bots.services import builtin_bots_sync
+from tournaments.config import TournamentConfig
 from tournaments.services import tournament_create, tournament_enter, tournament_start_now
-t = tournament_create(name="deploy check", game_id="snag", options={"target": 30},
-                      decision_timeout=2.0)
+config = TournamentConfig(name="deploy check", game="snag", options={"target": 30},
+                          decision_timeout=2.0)
+t = tournament_create(config=config)
 for v in [BotVersion.objects.get(id=%(version)d), *builtin_bots_sync(game_id="snag")]:
     tournament_enter(tournament=t, version=v)
 tournament_start_now(tournament=t, user=None, reason="deploy check")
