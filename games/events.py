@@ -100,21 +100,33 @@ def _payload_json(payload: Any) -> str:
     order), which costs a fraction of the encoder's sorting of two dicts. Any other payload
     goes through the encoder.
     """
-    if payload.__class__ is dict and len(payload) == 3:
-        seat, action, think_us = payload.get("seat"), payload.get("action"), payload.get("think_us")
-        if (
-            seat.__class__ is int
-            and think_us.__class__ is int
-            and action.__class__ is dict
-            and len(action) == 1
-        ):
-            for kind, value in action.items():
-                if kind.__class__ is str and value.__class__ is str:
-                    return (
-                        f'{{"action":{{{_encode_string(kind)}:{_encode_string(value)}}},'
-                        f'"seat":{seat},"think_us":{think_us}}}'
-                    )
+    decision = _plain_decision(payload)
+    if decision is not None:
+        seat, kind, value, think_us = decision
+        return (
+            f'{{"action":{{{_encode_string(kind)}:{_encode_string(value)}}},'
+            f'"seat":{seat},"think_us":{think_us}}}'
+        )
     return _encode(payload)
+
+
+def _plain_decision(payload: Any) -> tuple[int, str, str, int] | None:
+    """``(seat, kind, value, think_us)`` of a decision whose action is one string, the shape
+    nearly every event has; None for any other payload."""
+    if payload.__class__ is not dict or len(payload) != 3:
+        return None
+    seat, action, think_us = payload.get("seat"), payload.get("action"), payload.get("think_us")
+    if not (
+        seat.__class__ is int
+        and think_us.__class__ is int
+        and action.__class__ is dict
+        and len(action) == 1
+    ):
+        return None
+    [(kind, value)] = action.items()
+    if kind.__class__ is str and value.__class__ is str:
+        return seat, kind, value, think_us
+    return None
 
 
 def event_hash(prev_hash: str, seq: int, type: str, payload: Any) -> str:
@@ -141,18 +153,11 @@ def stored_payload_json(payload: Any) -> str:
     a packed one; ``stored_payload`` gives the object back exactly. Hashes are computed over
     the payload, never over its stored form.
     """
-    if payload.__class__ is dict and len(payload) == 3:
-        seat, action, think_us = payload.get("seat"), payload.get("action"), payload.get("think_us")
-        if (
-            seat.__class__ is int
-            and think_us.__class__ is int
-            and action.__class__ is dict
-            and len(action) == 1
-        ):
-            for kind, value in action.items():
-                if kind.__class__ is str and value.__class__ is str:
-                    return f"[{seat},{_encode_string(kind)},{_encode_string(value)},{think_us}]"
-    elif payload.__class__ is dict and len(payload) == 2:
+    decision = _plain_decision(payload)
+    if decision is not None:
+        seat, kind, value, think_us = decision
+        return f"[{seat},{_encode_string(kind)},{_encode_string(value)},{think_us}]"
+    if payload.__class__ is dict and len(payload) == 2:
         k, order = payload.get("k"), payload.get("order")
         if (
             k.__class__ is int
