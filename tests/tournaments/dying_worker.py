@@ -20,7 +20,7 @@ def _die_after_logging_each_result(**_: object) -> None:
 
     from matches import services
 
-    def log_the_result_then_die(*, match, events, result) -> None:
+    def log_the_result_then_die(*, match, events, result, **_: object) -> None:
         with transaction.atomic():
             services._append(match, services._checked_batch(events))
         with open(os.environ["BAIZE_TEST_DEATHS"], "a") as deaths:
