@@ -252,7 +252,8 @@ CELERY_BEAT_SCHEDULE = {
     },
 }
 #: Ladder sets each game keeps in flight, and how the matchmaker chooses (docs/ladder.md).
-BAIZE_LADDER_SETS_IN_FLIGHT = env_int("BAIZE_LADDER_SETS_IN_FLIGHT", 2, minimum=0)
+BAIZE_LADDER_SETS_IN_FLIGHT = env_int("BAIZE_LADDER_SETS_IN_FLIGHT", 6, minimum=0)
+BAIZE_LADDER_SETS_PER_PAIRING = env_int("BAIZE_LADDER_SETS_PER_PAIRING", 3, minimum=1)
 BAIZE_LADDER_PLACEMENT_SETS = env_int("BAIZE_LADDER_PLACEMENT_SETS", 10, minimum=0)
 BAIZE_LADDER_PAIR_CAP = env_int("BAIZE_LADDER_PAIR_CAP", 3, minimum=1)
 BAIZE_LADDER_RECENT_HOURS = env_int("BAIZE_LADDER_RECENT_HOURS", 24, minimum=1)

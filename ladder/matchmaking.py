@@ -15,9 +15,12 @@ are served in this order:
 
 Past placement the opponent is the free version nearest in rating ``mu`` among those within
 ``window_sigmas`` of the chooser's own uncertainty (never narrower than ``min_window``): the
-window narrows as the rating settles. Two versions meet at most ``pair_cap`` times in the
+window narrows as the rating settles. Two versions play at most ``pair_cap`` sets in the
 recent window while another opponent below the cap is free; when every free opponent is
 past it (a small field), the one met least is chosen, so capacity is never left idle.
+
+A pair, once paired, plays ``sets_per_pairing`` sets in a row (``pairing_sizes``): the
+matches of its two seatings are played as two series, one bot process per seat for each.
 
 **No version starves**: with capacity for it, that is whenever the sets in flight leave a
 free opponent, a version that has waited ``starving_seconds`` is paired on the next tick,
@@ -41,6 +44,9 @@ class MatchmakingRules:
     window_sigmas: float = 2.0
     min_window: float = 1.0
     starving_seconds: float = 600.0
+    #: Sets a pair plays in a row once paired: its two seatings are then two series of
+    #: this many matches, a bot process per seat for each (``tournaments.series``).
+    sets_per_pairing: int = 1
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,13 @@ def matchmake(
     return pairs
 
 
+def pairing_sizes(free_sets: int, rules: MatchmakingRules = MatchmakingRules()) -> list[int]:
+    """The sets of each pairing ``free_sets`` of capacity has room for: whole batches of
+    ``sets_per_pairing``, then one of what is left, so no capacity idles."""
+    batches, rest = divmod(max(free_sets, 0), rules.sets_per_pairing)
+    return [rules.sets_per_pairing] * batches + ([rest] if rest else [])
+
+
 def _starving(version: LadderVersion, now: float, rules: MatchmakingRules) -> bool:
     return now - version.waiting_since >= rules.starving_seconds
 
@@ -116,7 +129,9 @@ def _opponent(
         fewest = min(met(v) for v in others)
         allowed = [v for v in others if met(v) == fewest]
     if chooser.sets < rules.placement_sets:
-        spot = PLACEMENT_SPREAD[chooser.sets % len(PLACEMENT_SPREAD)]
+        # One spot of the spread for each pairing, however many sets it plays.
+        pairings = chooser.sets // rules.sets_per_pairing
+        spot = PLACEMENT_SPREAD[pairings % len(PLACEMENT_SPREAD)]
         return allowed[round(spot * (len(allowed) - 1))]
     window = max(rules.min_window, rules.window_sigmas * chooser.sigma)
     near = [v for v in allowed if abs(v.mu - chooser.mu) <= window] or allowed

@@ -55,8 +55,11 @@ def ladder_sets_in_flight(*, ladder: Tournament) -> int:
 
 
 def ladder_recent_pairs(*, ladder: Tournament, since: datetime) -> dict[frozenset[int], int]:
-    pairs = Pairing.objects.filter(tournament=ladder, created_at__gte=since)
-    return dict(Counter(frozenset(p) for p in pairs.values_list("first_id", "second_id")))
+    """Entrant pair -> the sets of its pairings made since ``since``."""
+    sets = DuplicateSet.objects.filter(
+        pairing__tournament=ladder, pairing__created_at__gte=since
+    ).values_list("pairing__first_id", "pairing__second_id")
+    return dict(Counter(frozenset(pair) for pair in sets))
 
 
 def _per_entrant(pairings: QuerySet[Pairing], value: Any) -> dict[int, Any]:
@@ -201,7 +204,8 @@ AUTHOR_FORMATS = (Format.CHALLENGE, Format.VERSION_TEST)
 
 def author_sets_since(*, user: Any, since: datetime) -> int:
     """Sets the user's challenges and tests made since ``since`` reserve: a challenge its
-    sets, a running test its cap, a finished one the sets it played."""
+    sets, a running test its cap, a finished one the sets it played (not those of its last
+    batches that it dropped unplayed once it had decided)."""
     made = Tournament.objects.filter(
         organiser=user, format__in=AUTHOR_FORMATS, created_at__gte=since
     ).select_related("version_test")
@@ -212,7 +216,9 @@ def author_sets_since(*, user: Any, since: datetime) -> int:
         elif tournament.status == Tournament.Status.RUNNING:
             total += tournament.version_test.max_sets
         else:
-            total += DuplicateSet.objects.filter(pairing__tournament=tournament).count()
+            total += DuplicateSet.objects.filter(
+                pairing__tournament=tournament, status=DuplicateSet.Status.FINISHED
+            ).count()
     return total
 
 

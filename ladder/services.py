@@ -14,7 +14,7 @@ from bots.models import BotVersion
 from errors import DomainError
 from games.rules import GAMES
 from tournaments.config import TournamentConfig
-from tournaments.formats import VERSION_TEST_SETS_IN_FLIGHT, Format
+from tournaments.formats import Format, version_test_first_batch
 from tournaments.models import Tournament
 from tournaments.services import (
     tournament_create,
@@ -31,7 +31,7 @@ from tournaments.services.ladder import (
 from tournaments.sprt import SprtParameters
 
 from . import selectors
-from .matchmaking import MatchmakingRules, matchmake
+from .matchmaking import MatchmakingRules, matchmake, pairing_sizes
 
 #: Sets a challenge may ask for.
 CHALLENGE_SETS = (1, 50)
@@ -56,6 +56,7 @@ def matchmaking_rules() -> MatchmakingRules:
         placement_sets=settings.BAIZE_LADDER_PLACEMENT_SETS,
         pair_cap=settings.BAIZE_LADDER_PAIR_CAP,
         starving_seconds=settings.BAIZE_LADDER_STARVING_MINUTES * 60,
+        sets_per_pairing=settings.BAIZE_LADDER_SETS_PER_PAIRING,
     )
 
 
@@ -73,18 +74,16 @@ def ladder_matchmake(*, game_id: str, now: datetime) -> list[tuple[int, int]]:
     ladder = ladder_for(game_id=game_id)
     entrants = ladder_entrants_sync(ladder=ladder, versions=versions)
     views = selectors.ladder_views(ladder=ladder, entrants=entrants, now=now)
-    capacity = settings.BAIZE_LADDER_SETS_IN_FLIGHT - selectors.ladder_sets_in_flight(ladder=ladder)
-    if capacity <= 0:
+    rules = matchmaking_rules()
+    free = settings.BAIZE_LADDER_SETS_IN_FLIGHT - selectors.ladder_sets_in_flight(ladder=ladder)
+    sizes = pairing_sizes(free, rules)
+    if not sizes:
         return []
     recent = selectors.ladder_recent_pairs(ladder=ladder, since=now - _recent_window())
     pairs = matchmake(
-        views,
-        recent_pairs=recent,
-        capacity=capacity,
-        now=now.timestamp(),
-        rules=matchmaking_rules(),
+        views, recent_pairs=recent, capacity=len(sizes), now=now.timestamp(), rules=rules
     )
-    if not pairs or not ladder_sets_start(ladder=ladder, pairs=pairs):
+    if not pairs or not ladder_sets_start(ladder=ladder, pairs=pairs, sets=sizes[: len(pairs)]):
         return []
     by_entrant = {entrant.pk: entrant.version_id for entrant in entrants}
     return [(by_entrant[a], by_entrant[b]) for a, b in pairs]
@@ -124,7 +123,8 @@ def version_test_create(
     against a ``pool`` of any ready versions of the game (its sets spread evenly over the
     pool, the test reads them as one opponent: the pool's average strength)."""
     opponents = _test_opponents(user, candidate, baseline, pool)
-    _check_daily_sets(user, max(VERSION_TEST_SETS_IN_FLIGHT, len(opponents)))
+    first_batch = version_test_first_batch(opponents=len(opponents), max_sets=parameters.max_sets)
+    _check_daily_sets(user, first_batch * len(opponents))
     against = _label(baseline) if baseline is not None else f"a pool of {len(pool)}"
     with transaction.atomic():
         tournament = _author_tournament(
@@ -132,8 +132,7 @@ def version_test_create(
             name=f"Test: {_label(candidate)} v {against}",
             format=Format.VERSION_TEST,
             versions=(candidate, *opponents),
-            # A baseline starts with the sets in flight; each opponent of a pool with one.
-            sets_per_pair=VERSION_TEST_SETS_IN_FLIGHT if baseline is not None else 1,
+            sets_per_pair=first_batch,
             before_start=lambda t: version_test_parameters_set(tournament=t, parameters=parameters),
         )
     return tournament

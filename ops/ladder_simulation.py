@@ -3,11 +3,13 @@
 Bots have a true strength in set-Elo; a duplicate set between two of them is won by the
 stronger with the logistic Elo probability, with ``draw_rate`` of sets drawn. Time passes
 in ticks: each tick rates the sets that ended (openskill, as the real ladder does, in the
-order they ended), then asks ``matchmake`` for new ones up to the capacity; a set lasts a
-random time. Halfway through, a new version stronger than all but ``newcomer_rank`` bots
-joins. The report gives what the ladder promises: the final table's Kendall tau against
-the true order, the longest any version waited between two sets, and how many sets the
-newcomer needed to reach its true place on the table.
+order they ended), then asks ``matchmake`` for new pairings up to the capacity (in sets,
+``pairing_sizes``); a pairing's sets are played one after another, each lasting a random
+time, and its two versions are busy until the last ends. Halfway through, a new version
+stronger than all but ``newcomer_rank`` bots joins. The report gives what the ladder
+promises: the final table's Kendall tau against the true order, the longest any version
+waited between two sets, and how many sets the newcomer needed to reach its true place on
+the table.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from ladder.matchmaking import LadderVersion, MatchmakingRules, matchmake
+from ladder.matchmaking import LadderVersion, MatchmakingRules, matchmake, pairing_sizes
 from ops.ranking_simulation import kendall_tau
 from tournaments.duplicate import SetOutcome
 from tournaments.ratings import PRIOR, Skill, skills_after_set
@@ -27,13 +29,21 @@ class LadderScenario:
     bots: int = 12
     elo_step: float = 100.0
     draw_rate: float = 0.1
-    capacity: int = 3
+    #: Sets in flight, and the sets of a pairing: the ladder's defaults (``docs/ladder.md``).
+    capacity: int = 6
     tick_seconds: float = 10.0
     set_seconds: tuple[float, float] = (20.0, 60.0)
     hours: float = 12.0
     newcomer_rank: int = 1
     recent_window_seconds: float = 6 * 3600.0
-    rules: MatchmakingRules = MatchmakingRules()
+    rules: MatchmakingRules = MatchmakingRules(sets_per_pairing=3)
+
+    @property
+    def wait_bound_seconds(self) -> float:
+        """The longest wait the ladder promises: starving, then a tick, then the longest a
+        pairing's sets (played one after another) may last."""
+        pairing_seconds = self.rules.sets_per_pairing * self.set_seconds[1]
+        return self.rules.starving_seconds + self.tick_seconds + pairing_seconds
 
 
 @dataclass(frozen=True)
@@ -53,7 +63,6 @@ class _Bot:
     skill: Skill = PRIOR
     sets: int = 0
     starts: list[float] = field(default_factory=list)
-    busy: bool = False
 
 
 def ladder_simulate(scenario: LadderScenario, seed: int = 0) -> LadderReport:
@@ -76,19 +85,23 @@ def ladder_simulate(scenario: LadderScenario, seed: int = 0) -> LadderReport:
         if newcomer_id is not None and placed_after is None and _placed(bots, newcomer_id):
             placed_after = bots[newcomer_id].sets
         recent = [h for h in history if h[0] > now - scenario.recent_window_seconds]
+        busy = {index for _, first, second in flight for index in (first, second)}
+        sizes = pairing_sizes(scenario.capacity - len(flight), scenario.rules)
         pairs = matchmake(
-            [_view(i, bot, recent) for i, bot in enumerate(bots)],
+            [_view(i, bot, recent, i in busy) for i, bot in enumerate(bots)],
             recent_pairs=_pair_counts(recent),
-            capacity=scenario.capacity - len(flight),
+            capacity=len(sizes),
             now=now,
             rules=scenario.rules,
         )
-        for first, second in pairs:
+        for (first, second), size in zip(pairs, sizes, strict=False):
             for index in (first, second):
-                bots[index].busy = True
                 bots[index].starts.append(now)
-            flight.append((now + rng.uniform(*scenario.set_seconds), first, second))
-            history.append((now, first, second))
+            ends = now
+            for _ in range(size):
+                ends += rng.uniform(*scenario.set_seconds)
+                flight.append((ends, first, second))
+                history.append((now, first, second))
         now += scenario.tick_seconds
     ranking = sorted(range(len(bots)), key=lambda i: -bots[i].skill.conservative)
     truth = sorted(range(len(bots)), key=lambda i: -bots[i].strength)
@@ -116,10 +129,9 @@ def _rate(bots: list[_Bot], first: int, second: int, scenario: LadderScenario, r
     a.skill, b.skill = skills_after_set(a.skill, b.skill, outcome)
     for bot in (a, b):
         bot.sets += 1
-        bot.busy = False
 
 
-def _view(index: int, bot: _Bot, recent: list[tuple[float, int, int]]) -> LadderVersion:
+def _view(index: int, bot: _Bot, recent: list[tuple[float, int, int]], busy: bool) -> LadderVersion:
     return LadderVersion(
         id=index,
         mu=bot.skill.mu,
@@ -127,7 +139,7 @@ def _view(index: int, bot: _Bot, recent: list[tuple[float, int, int]]) -> Ladder
         sets=bot.sets,
         recent_sets=sum(1 for _, a, b in recent if index in (a, b)),
         waiting_since=bot.starts[-1] if bot.starts else bot.joined,
-        busy=bot.busy,
+        busy=busy,
     )
 
 

@@ -223,15 +223,22 @@ def elimination_planner(bracket_of: Callable[[int], Bracket]) -> Planner:
     return plan_elimination
 
 
-#: Sets a version test keeps in flight: enough to keep two worker slots busy, few enough
-#: that the test stops soon after it decides.
-VERSION_TEST_SETS_IN_FLIGHT = 2
+#: Sets a version test's pairing is given at a time. Its two seatings are played as two
+#: series of this many matches (``tournaments.series``: a bot process per seat is started
+#: once a batch, not once a match); the sequential test still reads every set as it
+#: finishes, and the sets of a batch not yet played when it decides are dropped.
+VERSION_TEST_BATCH_SETS = 4
+
+
+def version_test_first_batch(*, opponents: int, max_sets: int) -> int:
+    """The sets each pairing of a new version test starts with (its ``sets_per_pair``)."""
+    return max(1, min(VERSION_TEST_BATCH_SETS, max_sets // opponents))
 
 
 def plan_version_test(state: TournamentState, plan: Plan) -> None:
     """A pairing of the candidate (first) with each opponent: the baseline, or each version
-    of a pool. Sets are added, at least ``VERSION_TEST_SETS_IN_FLIGHT`` at a time and at
-    most one a pairing per advance, to the opponents that have played least, until the
+    of a pool. Each pairing whose sets have all finished gets the next batch of
+    ``VERSION_TEST_BATCH_SETS``, the pairings that have played least first, until the
     sequential test, reading every set of the candidate as one, decides or reaches its cap."""
     views = state.pairings
     if not views:
@@ -249,13 +256,14 @@ def plan_version_test(state: TournamentState, plan: Plan) -> None:
         plan.finish = True
         plan.version_test = verdict
         return
-    created = sum(view.sets for view in views)
-    room = min(
-        max(VERSION_TEST_SETS_IN_FLIGHT, len(views)) - (created - len(results)),
-        state.sprt.max_sets - created,
-    )
-    least_played = sorted(views, key=lambda view: view.sets)
-    plan.extra_sets += [view.key for view in least_played[: max(room, 0)]]
+    room = state.sprt.max_sets - sum(view.sets for view in views)
+    for view in sorted(views, key=lambda view: view.sets):
+        batch = min(VERSION_TEST_BATCH_SETS, room)
+        if batch <= 0:
+            break
+        if view.sets == len(view.results):  # its last batch has finished
+            plan.extra_sets += [view.key] * batch
+            room -= batch
 
 
 def _counts(results: Sequence[SetResult]) -> tuple[int, int, int]:

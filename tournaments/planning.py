@@ -67,13 +67,15 @@ class NewPairing:
     first: int
     #: None: a bye, created finished.
     second: int | None
+    #: Its sets; None: the tournament's ``sets_per_pair``.
+    sets: int | None = None
 
 
 @dataclass
 class Plan:
     #: Pairing key -> the entrant going through (None in round robins and Swiss).
     decided: dict[str, int | None] = field(default_factory=dict)
-    #: Keys of the pairings that get one more set.
+    #: Keys of the pairings that get one more set, a key once for each set.
     extra_sets: list[str] = field(default_factory=list)
     new_pairings: list[NewPairing] = field(default_factory=list)
     finish: bool = False

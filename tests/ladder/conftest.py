@@ -78,7 +78,7 @@ def settled_challenge(
 
 def win_until_decided(test: Tournament, candidate: BotVersion) -> None:
     """Record the version test's sets as won by ``candidate``, the first waiting set each
-    time, until the test decides: the other set in flight is then left unplayed."""
+    time, until the test decides: the rest of its batch is then left unplayed."""
     while Tournament.objects.get(pk=test.pk).status == Tournament.Status.RUNNING:
         waiting = DuplicateSet.objects.filter(pairing__tournament=test, status="playing")
         settle_for(

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ladder.matchmaking import LadderVersion, MatchmakingRules, matchmake
+from ladder.matchmaking import LadderVersion, MatchmakingRules, matchmake, pairing_sizes
 
 RULES = MatchmakingRules(placement_sets=10, pair_cap=3, starving_seconds=600)
 NOW = 100_000.0
@@ -36,6 +38,28 @@ def test_placement_opponents_spread_over_the_table():
         )
         opponents.append(opponent)
     assert opponents == [6, 3, 9, 2]  # middle, upper quarter, lower quarter, near the top
+
+
+def test_placement_takes_one_spot_of_the_spread_per_pairing_however_many_sets_it_plays():
+    rules = dataclasses.replace(RULES, sets_per_pairing=3)
+    field = [settled(i, mu=30 - i) for i in range(1, 12)]
+    opponents = []
+    for sets in (0, 3, 6, 9):
+        new = LadderVersion(id=99, mu=25, sigma=8, sets=sets, recent_sets=sets, waiting_since=NOW)
+        [(_, opponent)] = matchmake(
+            [*field, new], recent_pairs={}, capacity=1, now=NOW, rules=rules
+        )
+        opponents.append(opponent)
+    assert opponents == [6, 3, 9, 2]  # as one set a pairing: middle, quarters, near the top
+
+
+def test_capacity_is_cut_into_whole_pairings_and_the_rest_leaves_none_idle():
+    rules = dataclasses.replace(RULES, sets_per_pairing=3)
+    assert pairing_sizes(6, rules) == [3, 3]
+    assert pairing_sizes(7, rules) == [3, 3, 1]
+    assert pairing_sizes(2, rules) == [2]
+    assert pairing_sizes(0, rules) == [] and pairing_sizes(-4, rules) == []
+    assert pairing_sizes(2, RULES) == [1, 1]
 
 
 def test_past_placement_the_opponent_is_the_nearest_in_rating_within_the_window():

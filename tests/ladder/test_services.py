@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.core.management import call_command
 from django.utils import timezone
@@ -16,7 +18,17 @@ from ladder.services import (
     ladder_tick,
     version_test_create,
 )
-from tournaments.models import DuplicateSet, Entrant, Pairing, RatingUpdate, Tournament
+from tests.tournaments.conftest import pending_match_ids
+from tournaments.formats import VERSION_TEST_BATCH_SETS
+from tournaments.models import (
+    DuplicateSet,
+    Entrant,
+    Pairing,
+    RatingUpdate,
+    Tournament,
+    TournamentMatch,
+)
+from tournaments.series import match_series
 from tournaments.sprt import SprtParameters
 
 from .conftest import bots_of, play_pending
@@ -29,7 +41,7 @@ def _room_for_every_set(settings):
     settings.BAIZE_LADDER_SETS_IN_FLIGHT = 10
 
 
-def test_the_tick_pairs_the_latest_ready_version_of_every_bot_on_the_ladder(alice, bob):
+def test_the_tick_pairs_the_latest_ready_version_of_every_bot_on_the_ladder(alice, bob, settings):
     a1, b1, c1 = bots_of(alice, 3)
     a2 = BotVersion.objects.create(
         bot=a1.bot, number=2, builtin="random", content_hash="a2", status="ready"
@@ -46,8 +58,48 @@ def test_the_tick_pairs_the_latest_ready_version_of_every_bot_on_the_ladder(alic
     entered = set(Entrant.objects.filter(tournament=ladder).values_list("version_id", flat=True))
     assert entered == {a2.pk, b1.pk, d1.pk}
     paired = Pairing.objects.filter(tournament=ladder)
-    assert paired.count() == 1  # three versions: one set, the third waits
-    assert DuplicateSet.objects.filter(pairing__tournament=ladder).count() == 1
+    assert paired.count() == 1  # three versions: one pairing, the third waits
+    sets = DuplicateSet.objects.filter(pairing__tournament=ladder).count()
+    assert sets == settings.BAIZE_LADDER_SETS_PER_PAIRING == 3
+
+
+def test_a_ladder_pairings_sets_are_sent_as_two_series_one_per_seating(alice, settings):
+    settings.BAIZE_LADDER_SETS_PER_PAIRING = 3
+    bots_of(alice, 2)
+    ladder_tick()
+
+    ladder = ladder_for(game_id="snag")
+    pending = pending_match_ids(ladder)
+    series = match_series(match_ids=pending)
+    assert len(pending) == 6 and [len(s) for s in series] == [3, 3]
+    for one in series:
+        links = TournamentMatch.objects.filter(match_id__in=one)
+        assert len({link.first_seat for link in links}) == 1, "one seating a series"
+        assert len({link.duplicate_set_id for link in links}) == 3, "one match of each set"
+
+
+def test_the_pair_cap_counts_sets_not_pairings(alice, settings):
+    settings.BAIZE_LADDER_SETS_PER_PAIRING = 3
+    bots_of(alice, 2)
+    ladder_tick()
+
+    ladder = ladder_for(game_id="snag")
+    recent = selectors.ladder_recent_pairs(ladder=ladder, since=timezone.now() - timedelta(hours=1))
+    assert list(recent.values()) == [3]
+
+
+def test_a_version_tests_sets_come_in_batches_played_as_two_series(alice):
+    candidate, baseline = bots_of(alice, 2)
+    test = version_test_create(
+        user=alice, candidate=candidate, baseline=baseline, parameters=SprtParameters()
+    )
+
+    pending = pending_match_ids(test)
+    series = match_series(match_ids=pending)
+    batch = VERSION_TEST_BATCH_SETS
+    assert len(pending) == 2 * batch and [len(s) for s in series] == [batch, batch]
+    test.refresh_from_db()
+    assert test.sets_per_pair == batch
 
 
 def test_a_tick_adds_nothing_while_every_version_is_busy(alice):
@@ -185,7 +237,9 @@ def test_a_version_test_against_a_pool_spreads_its_sets_and_reads_them_as_one(al
     progress = selectors.version_test_progress(tournament=test)
     assert test.status == Tournament.Status.FINISHED and progress.verdict == "better"
     per_opponent = [DuplicateSet.objects.filter(pairing=p).count() for p in pairings]
-    assert abs(per_opponent[0] - per_opponent[1]) <= 1, per_opponent
+    # Each pairing is given whole batches, the one that has played least first.
+    assert abs(per_opponent[0] - per_opponent[1]) <= VERSION_TEST_BATCH_SETS, per_opponent
+    assert all(count % VERSION_TEST_BATCH_SETS == 0 for count in per_opponent), per_opponent
     played, finished = progress.head_to_head, DuplicateSet.Status.FINISHED
     counted = DuplicateSet.objects.filter(pairing__tournament=test, status=finished).count()
     assert played.wins + played.draws + played.losses == counted  # sets in flight are dropped

@@ -64,9 +64,12 @@ def ladder_entrants_sync(*, ladder: Tournament, versions: Sequence[BotVersion]) 
     return [known[version.pk] for version in versions]
 
 
-def ladder_sets_start(*, ladder: Tournament, pairs: Sequence[tuple[int, int]]) -> bool:
-    """One set for each pair of entrants ``(first, second)``, its matches sent once the
-    transaction commits; False if another tick paired from the same reading first."""
+def ladder_sets_start(
+    *, ladder: Tournament, pairs: Sequence[tuple[int, int]], sets: Sequence[int]
+) -> bool:
+    """A pairing for each pair of entrants ``(first, second)`` with the matching number of
+    ``sets``, their matches sent once the transaction commits; False if another tick paired
+    from the same reading first."""
     with transaction.atomic():
         # Conditional update: two ticks at once read the same free versions; only the one
         # that moves the ladder's progress on pairs them.
@@ -75,7 +78,7 @@ def ladder_sets_start(*, ladder: Tournament, pairs: Sequence[tuple[int, int]]) -
         )
         if moved != 1:
             return False
-        match_ids = ladder_pairings_add(tournament_id=ladder.pk, pairs=pairs)
+        match_ids = ladder_pairings_add(tournament_id=ladder.pk, pairs=pairs, sets=sets)
         transaction.on_commit(lambda: tournament_matches_enqueue(match_ids=match_ids))
     return True
 

@@ -17,6 +17,7 @@ from its two current matches only.
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -115,16 +116,19 @@ def match_priority(tournament_format: str, *, runs_uploaded_code: bool) -> int:
     return AUTHOR_PRIORITY
 
 
-def ladder_pairings_add(*, tournament_id: int, pairs: Sequence[tuple[int, int]]) -> list[int]:
-    """One-set pairings of ladder entrants ``(first, second)``, made in the caller's
-    transaction; the match ids to send once it commits."""
+def ladder_pairings_add(
+    *, tournament_id: int, pairs: Sequence[tuple[int, int]], sets: Sequence[int] | None = None
+) -> list[int]:
+    """Pairings of ladder entrants ``(first, second)`` of ``sets`` sets each (one by
+    default), made in the caller's transaction; the match ids to send once it commits."""
     snapshot = _snapshot(tournament_id)
     if snapshot is None:
         return []
     number = len(snapshot.pairings)
+    counts = sets if sets is not None else [1] * len(pairs)
     new = [
-        NewPairing(f"l{number + index}", ROUNDS, number + index, 1, a, b)
-        for index, (a, b) in enumerate(pairs, start=1)
+        NewPairing(f"l{number + index}", ROUNDS, number + index, 1, a, b, sets=count)
+        for index, ((a, b), count) in enumerate(zip(pairs, counts, strict=True), start=1)
     ]
     return _apply(snapshot, Plan(new_pairings=new))
 
@@ -291,9 +295,11 @@ def _apply(snapshot: _Snapshot, plan: Plan) -> list[int]:
     if plan.version_test is not None:
         _version_test_record(snapshot.tournament, plan.version_test)
     match_ids = []
+    added: Counter[str] = Counter()
     for key in plan.extra_sets:
         pairing = by_key[key]
-        match_ids += _set_create(snapshot, pairing, number=len(pairing.sets.all()) + 1)
+        added[key] += 1
+        match_ids += _set_create(snapshot, pairing, number=len(pairing.sets.all()) + added[key])
     for new in plan.new_pairings:
         pairing = Pairing.objects.create(
             tournament=snapshot.tournament,
@@ -310,7 +316,8 @@ def _apply(snapshot: _Snapshot, plan: Plan) -> list[int]:
             ),
         )
         if new.second is not None:
-            for number in range(1, snapshot.tournament.sets_per_pair + 1):
+            sets = new.sets if new.sets is not None else snapshot.tournament.sets_per_pair
+            for number in range(1, sets + 1):
                 match_ids += _set_create(snapshot, pairing, number=number)
     return match_ids
 
