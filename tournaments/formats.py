@@ -65,7 +65,7 @@ class Page(enum.StrEnum):
     CROSS_TABLE = "cross_table"
     #: The rounds' pairings.
     ROUNDS = "rounds"
-    #: The bracket, game by game.
+    #: The bracket, pairing by pairing.
     BRACKET = "bracket"
 
 
@@ -199,7 +199,7 @@ def swiss_rounds(chosen: int | None, entrants: int) -> int:
 
 
 def elimination_planner(bracket_of: Callable[[int], Bracket]) -> Planner:
-    """The bracket games whose two sides are now known; done when the bracket is."""
+    """The bracket's pairings whose two sides are now known; done when the bracket is."""
 
     def plan_elimination(state: TournamentState, plan: Plan) -> None:
         bracket = bracket_of(len(state.entrants))
@@ -207,16 +207,15 @@ def elimination_planner(bracket_of: Callable[[int], Bracket]) -> Planner:
         winners = {view.key: view.winner for view in views if view.finished}
         progress = bracket_progress(bracket, [e.id for e in state.entrants], winners)
         existing = {view.key for view in views}
-        for game_state in progress.ready:
-            if game_state.key in existing:
+        for ready in progress.ready:
+            if ready.key in existing:
                 continue
-            game = bracket.game(game_state.key)
-            key = game_state.key
+            bracket_pairing = bracket.pairing(ready.key)
+            key = ready.key
             table = int(key.split("-")[1]) if "-" in key else 1
+            side, round_number = Side(bracket_pairing.side), bracket_pairing.round
             plan.new_pairings.append(
-                NewPairing(
-                    key, Side(game.side), game.round, table, game_state.first, game_state.second
-                )
+                NewPairing(key, side, round_number, table, ready.first, ready.second)
             )
         plan.finish = progress.finished
 

@@ -146,7 +146,7 @@ class Entrant(models.Model):
 
 
 class Pairing(models.Model):
-    """Two entrants meeting in one round or bracket game; ``second`` empty is a Swiss bye."""
+    """Two entrants meeting in one round or bracket pairing; ``second`` empty is a Swiss bye."""
 
     Bracket = models.TextChoices(
         "Bracket", [("ROUNDS", "rounds"), *[(s.name, s.value) for s in Side]]
@@ -157,7 +157,7 @@ class Pairing(models.Model):
         FINISHED = "finished"
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="pairings")
-    #: ``r3t2`` (round 3, table 2) in a round robin or Swiss, the bracket game key otherwise.
+    #: ``r3t2`` (round 3, table 2) in a round robin or Swiss, the bracket pairing's key otherwise.
     key = models.CharField(max_length=16)
     bracket = models.CharField(max_length=8, choices=Bracket.choices, default=Bracket.ROUNDS)
     round = models.PositiveIntegerField()

@@ -2,7 +2,7 @@
 
 ``tournament_advance`` is the one place a running tournament moves on: it reads a snapshot
 (entrants, pairings, set results), asks the pure format code what follows (decided
-pairings, an extra tie-break set, the next Swiss round, the bracket games now ready, or the
+pairings, an extra tie-break set, the next Swiss round, the bracket pairings now ready, or the
 end), and writes it under a conditional update of ``Tournament.progress``. Whoever calls it
 (the worker that finished a set, the periodic tick) gets the same answer, and of two
 callers at once only one writes.
