@@ -145,7 +145,7 @@ def test_a_bye_in_the_winners_bracket_becomes_a_walkover_in_the_losers_bracket()
     assert progress.pairings["W2-1"].status is PairingStatus.READY
 
 
-def test_a_winner_who_did_not_play_the_game_is_refused():
+def test_a_winner_who_did_not_play_the_pairing_is_refused():
     with pytest.raises(ValueError, match="did not play"):
         bracket_progress(single_elimination(4), entrants(4), {"W1-1": "s2"})
 
@@ -156,7 +156,7 @@ def test_places_are_shared_by_entrants_out_at_the_same_stage():
     assert [places[f"s{seed}"] for seed in range(1, 9)] == [1, 2, 3, 3, 5, 5, 5, 5]
 
 
-def test_a_place_is_given_once_every_game_of_its_stage_is_decided():
+def test_a_place_is_given_once_every_pairing_of_its_stage_is_decided():
     progress = bracket_progress(single_elimination(4), entrants(4), {"W1-1": "s1"})
     assert progress.placements(entrants(4)) == dict.fromkeys(entrants(4))
     progress = bracket_progress(single_elimination(4), entrants(4), {"W1-1": "s1", "W1-2": "s3"})
