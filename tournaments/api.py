@@ -221,7 +221,13 @@ class TournamentRoundListApi(generics.ListAPIView):
 @extend_schema(
     parameters=[
         OpenApiParameter("round", int),
-        OpenApiParameter("bracket", str, enum=Pairing.Bracket.values),
+        OpenApiParameter(
+            "bracket",
+            str,
+            enum=Pairing.Bracket.values,
+            description="rounds: pairings not in an elimination bracket (round robin, Swiss, "
+            "...); winners, losers or final: that part of an elimination bracket.",
+        ),
         OpenApiParameter("status", str, enum=Pairing.Status.values),
         OpenApiParameter("entrant", int, description="Pairings of this entrant id."),
     ]

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from .brackets import Bracket, Side, bracket_progress, double_elimination, single_elimination
 from .duplicate import SetOutcome, SetResult
-from .planning import ROUNDS, NewPairing, Plan, TournamentState
+from .planning import NO_BRACKET, NewPairing, Plan, TournamentState
 from .sprt import Verdict, sprt_state
 from .standings import (
     ELIMINATION_TIE_BREAKS,
@@ -136,7 +136,7 @@ def kinds() -> tuple[str, ...]:
 def _rounds_table(plan: Plan, rounds: list[list[tuple[int, int]]]) -> None:
     for number, pairs in enumerate(rounds, start=1):
         plan.new_pairings += [
-            NewPairing(f"r{number}t{table}", ROUNDS, number, table, a, b)
+            NewPairing(f"r{number}t{table}", NO_BRACKET, number, table, a, b)
             for table, (a, b) in enumerate(pairs, start=1)
         ]
 
@@ -182,13 +182,13 @@ def plan_swiss(state: TournamentState, plan: Plan) -> None:
     )
     number = current + 1
     plan.new_pairings += [
-        NewPairing(f"r{number}t{table}", ROUNDS, number, table, a, b)
+        NewPairing(f"r{number}t{table}", NO_BRACKET, number, table, a, b)
         for table, (a, b) in enumerate(paired.pairs, start=1)
     ]
     if paired.bye is not None:
         table = len(paired.pairs) + 1
         plan.new_pairings.append(
-            NewPairing(f"r{number}bye", ROUNDS, number, table, paired.bye, None)
+            NewPairing(f"r{number}bye", NO_BRACKET, number, table, paired.bye, None)
         )
 
 
@@ -238,7 +238,7 @@ def plan_version_test(state: TournamentState, plan: Plan) -> None:
         candidate, *opponents = (entrant.id for entrant in by_position)
         for table, opponent in enumerate(opponents, start=1):
             key = "test" if len(opponents) == 1 else f"test-{table}"
-            plan.new_pairings.append(NewPairing(key, ROUNDS, 1, table, candidate, opponent))
+            plan.new_pairings.append(NewPairing(key, NO_BRACKET, 1, table, candidate, opponent))
         return
     assert state.sprt is not None, "a version test runs with its test's parameters"
     results = [result for view in views for result in view.results]

@@ -9,7 +9,7 @@ import pytest
 from tournaments import selectors, services
 from tournaments.formats import FORMATS, FormatSpec, register_format
 from tournaments.models import RatingUpdate, Tournament
-from tournaments.planning import ROUNDS, NewPairing, Plan, TournamentState
+from tournaments.planning import NO_BRACKET, NewPairing, Plan, TournamentState
 
 from .conftest import play_all, start, strategy_bots, tournament_with
 
@@ -23,7 +23,7 @@ def plan_gauntlet(state: TournamentState, plan: Plan) -> None:
     champion, *challengers = state.entrants
     for number, challenger in enumerate(challengers, start=1):
         plan.new_pairings.append(
-            NewPairing(f"g{number}", ROUNDS, number, 1, champion.id, challenger.id)
+            NewPairing(f"g{number}", NO_BRACKET, number, 1, champion.id, challenger.id)
         )
 
 

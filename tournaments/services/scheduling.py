@@ -48,7 +48,7 @@ from ..models import (
     VersionTest,
     current,
 )
-from ..planning import ROUNDS, EntrantView, NewPairing, PairingView, Plan, TournamentState
+from ..planning import NO_BRACKET, EntrantView, NewPairing, PairingView, Plan, TournamentState
 from ..rating_services import rating_set_apply
 from ..ratings import PRIOR
 from ..series import match_series
@@ -123,7 +123,7 @@ def ladder_pairings_add(*, tournament_id: int, pairs: Sequence[tuple[int, int]])
         return []
     number = len(snapshot.pairings)
     new = [
-        NewPairing(f"l{number + index}", ROUNDS, number + index, 1, a, b)
+        NewPairing(f"l{number + index}", NO_BRACKET, number + index, 1, a, b)
         for index, (a, b) in enumerate(pairs, start=1)
     ]
     return _apply(snapshot, Plan(new_pairings=new))
