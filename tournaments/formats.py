@@ -2,9 +2,9 @@
 
 ``FORMATS`` maps each format to its ``FormatSpec``: how its rounds are planned (a planner
 reading and writing ``tournaments.planning`` values), whether it is rated, whether
-organisers create it, how its page shows it, its tie-breaks, and the settings it takes.
-Nothing outside this table asks which format a tournament is; adding a format is its
-planner and one ``register_format`` call.
+organisers create it, how its page shows it, its tie-breaks, the settings it takes, and
+whether its built-in matches only fill idle workers. Nothing outside this table asks which
+format a tournament is; adding a format is its planner and one ``register_format`` call.
 
 Round robin (single or double) and the length of a Swiss live here too; Swiss pairings (the
 Dutch and Monrad systems) in ``tournaments.swiss``, the elimination brackets in
@@ -98,6 +98,9 @@ class FormatSpec:
     sequential: bool = False
     #: A further check of a configuration of this format: ``ValueError`` saying what is wrong.
     check: Callable[[TournamentConfig], None] | None = None
+    #: Work that never runs out: its matches between built-in bots wait behind everything
+    #: else (``bots.queues.FILLER_PRIORITY``).
+    fills_idle_workers: bool = False
 
     @property
     def kind(self) -> str:
@@ -287,7 +290,7 @@ FORMATS: dict[str, FormatSpec] = {
             page=Page.BRACKET,
             bracket=double_elimination,
         ),
-        FormatSpec(Format.LADDER, plan_nothing, organised=False),
+        FormatSpec(Format.LADDER, plan_nothing, organised=False, fills_idle_workers=True),
         FormatSpec(Format.CHALLENGE, round_robin_planner(1), rated=False, organised=False),
         FormatSpec(
             Format.VERSION_TEST, plan_version_test, rated=False, organised=False, sequential=True

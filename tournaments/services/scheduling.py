@@ -38,7 +38,7 @@ from matches.services import (
 
 from .. import selectors
 from ..duplicate import PairingWinner, SetResult, pairing_decision, set_seed
-from ..formats import Format, FormatSpec, format_spec
+from ..formats import FormatSpec, format_spec
 from ..models import (
     DuplicateSet,
     Entrant,
@@ -85,7 +85,7 @@ def tournament_series_send(*, match_ids: Sequence[int]) -> None:
     tournament_series_play.apply_async(
         (list(match_ids),),
         queue=queue_for(runs_uploaded_code=uploaded),
-        priority=match_priority(Format(format), runs_uploaded_code=uploaded),
+        priority=match_priority(format, runs_uploaded_code=uploaded),
     )
 
 
@@ -106,11 +106,12 @@ def tournament_match_send(*, match_id: int) -> None:
 
 
 def match_priority(tournament_format: str, *, runs_uploaded_code: bool) -> int:
-    """An organised tournament's match goes first; the ladder's between built-in bots last,
-    behind everything an author waits for (``bots.queues``)."""
-    if format_spec(tournament_format).organised:
+    """An organised tournament's match goes first; a filler format's (the ladder's) between
+    built-in bots last, behind everything an author waits for (``bots.queues``)."""
+    spec = format_spec(tournament_format)
+    if spec.organised:
         return FIRST_PRIORITY
-    if tournament_format == Format.LADDER and not runs_uploaded_code:
+    if spec.fills_idle_workers and not runs_uploaded_code:
         return FILLER_PRIORITY
     return AUTHOR_PRIORITY
 
