@@ -180,7 +180,7 @@ class EntrantInline(admin.TabularInline):
 
 
 class PairingInline(admin.TabularInline):
-    """The round table, or the bracket game by game: who met, how the sets went."""
+    """The round table, or the bracket pairing by pairing: who met, how the sets went."""
 
     model = Pairing
     fk_name = "tournament"

@@ -30,7 +30,7 @@ from .formats import ORGANISED, format_names, format_spec, kinds
 from .models import Pairing, Tournament
 from .permissions import IsOrganiser, can_enter, is_organiser
 from .serializers import (
-    BracketGameSerializer,
+    BracketPairingSerializer,
     CancelSerializer,
     EntrantSerializer,
     EntryCreateSerializer,
@@ -221,7 +221,13 @@ class TournamentRoundListApi(generics.ListAPIView):
 @extend_schema(
     parameters=[
         OpenApiParameter("round", int),
-        OpenApiParameter("bracket", str, enum=Pairing.Bracket.values),
+        OpenApiParameter(
+            "bracket",
+            str,
+            enum=Pairing.Bracket.values,
+            description="rounds: pairings not in an elimination bracket (round robin, Swiss, "
+            "...); winners, losers or final: that part of an elimination bracket.",
+        ),
         OpenApiParameter("status", str, enum=Pairing.Status.values),
         OpenApiParameter("entrant", int, description="Pairings of this entrant id."),
     ]
@@ -250,17 +256,17 @@ class TournamentPairingListApi(generics.ListAPIView):
 
 @extend_schema(parameters=[OpenApiParameter("side", str, enum=["winners", "losers", "final"])])
 class TournamentBracketApi(generics.ListAPIView):
-    """Every game of an elimination bracket, in playing order: sources, sides, status."""
+    """Every pairing of an elimination bracket, in playing order: sources, sides, status."""
 
-    serializer_class = BracketGameSerializer
+    serializer_class = BracketPairingSerializer
 
     def get_queryset(self):
         tournament = _tournament(self.kwargs["pk"])
-        games = selectors.tournament_bracket(tournament=tournament)
-        if games is None:
+        pairings = selectors.tournament_bracket(tournament=tournament)
+        if pairings is None:
             raise DomainError(f"a {tournament.format} tournament has no bracket", field="format")
         side = _choice(self.request, "side", ["winners", "losers", "final"])
-        return [game for game in games if side is None or game.side == side]
+        return [pairing for pairing in pairings if side is None or pairing.side == side]
 
 
 class TournamentStandingsApi(generics.ListAPIView):

@@ -3,17 +3,17 @@
 A bracket is built from the number of entrants alone: ``slots`` is the next power of two,
 seed 1 is the best entrant (the caller seeds by rating), and the seeds past the field are
 byes. Seeds are placed in the standard order (1 v 16, 8 v 9, 4 v 13, ...), so the byes go
-to the top seeds, no first-round game has two byes, and seeds 1 and 2 can only meet in the
-final. A game whose other side is a bye is a walkover: nobody plays it.
+to the top seeds, no first-round pairing has two byes, and seeds 1 and 2 can only meet in the
+final. A pairing whose other side is a bye is a walkover: nobody plays it.
 
-Double elimination: the loser of a winners' bracket game drops into the losers' bracket;
+Double elimination: the loser of a winners' bracket pairing drops into the losers' bracket;
 a loss there eliminates. The losers of winners' round ``r + 1`` meet the survivors of the
 losers' bracket in reverse order, which keeps early rematches rare. The grand final pits
 the winners' champion against the losers' champion; if the losers' champion wins it, both
-have lost once and the final is played again (the *reset*, game ``GF2``).
+have lost once and the final is played again (the *reset*, pairing ``GF2``).
 
-``bracket_progress`` folds the winners of the games played so far over the bracket: which
-games are ready to play, who is out at which stage, the champion and the final places.
+``bracket_progress`` folds the winners of the pairings played so far over the bracket: which
+pairings are ready to play, who is out at which stage, the champion and the final places.
 """
 
 from __future__ import annotations
@@ -39,27 +39,30 @@ class Seed:
 
 @dataclass(frozen=True)
 class WinnerOf:
-    game: str
+    pairing: str
 
 
 @dataclass(frozen=True)
 class LoserOf:
-    game: str
+    pairing: str
 
 
 Source = Seed | WinnerOf | LoserOf
 
 
 @dataclass(frozen=True)
-class BracketGame:
+class BracketPairing:
+    """One pairing of the bracket; its ``key`` (``W2-1``) is also the key of the ``Pairing``
+    row that plays it once both sides are known (a walkover has none)."""
+
     key: str
     side: Side
     round: int
     sources: tuple[Source, Source]
-    #: The loser of this game is out at this stage (later stages rank higher); None when
+    #: The loser of this pairing is out at this stage (later stages rank higher); None when
     #: the loser drops into the losers' bracket instead.
     elimination_stage: int | None
-    #: For the grand-final reset: the game it repeats, played only if its second side won.
+    #: For the grand-final reset: the pairing it repeats, played only if its second side won.
     reset_of: str | None = None
 
 
@@ -67,17 +70,17 @@ class BracketGame:
 class Bracket:
     entrants: int
     slots: int
-    games: tuple[BracketGame, ...]
+    pairings: tuple[BracketPairing, ...]
 
-    def game(self, key: str) -> BracketGame:
-        for game in self.games:
-            if game.key == key:
-                return game
-        raise KeyError(f"no game {key!r} in this bracket")
+    def pairing(self, key: str) -> BracketPairing:
+        for pairing in self.pairings:
+            if pairing.key == key:
+                return pairing
+        raise KeyError(f"no pairing {key!r} in this bracket")
 
 
 def seed_order(slots: int) -> list[int]:
-    """Seeds in bracket order for a power of two: first-round games are consecutive pairs."""
+    """Seeds in bracket order for a power of two: first-round pairings are consecutive pairs."""
     if slots < 2 or slots & (slots - 1):
         raise ValueError(f"a bracket has a power of two of slots, got {slots}")
     order = [1, 2]
@@ -95,30 +98,30 @@ def _slots_for(entrants: int) -> tuple[int, int]:
 
 
 def single_elimination(entrants: int) -> Bracket:
-    """A knock-out bracket: the loser of any game is out."""
+    """A knock-out bracket: the loser of any pairing is out."""
     slots, rounds = _slots_for(entrants)
-    games = _winners_bracket(slots, rounds, eliminating=True)
-    return Bracket(entrants, slots, tuple(games))
+    pairings = _winners_bracket(slots, rounds, eliminating=True)
+    return Bracket(entrants, slots, tuple(pairings))
 
 
 def double_elimination(entrants: int) -> Bracket:
     """Winners' and losers' brackets, the grand final and its reset (see the module doc)."""
     slots, rounds = _slots_for(entrants)
-    games = _winners_bracket(slots, rounds, eliminating=False)
+    pairings = _winners_bracket(slots, rounds, eliminating=False)
     losers = _losers_bracket(slots, rounds)
-    games += losers
-    losers_champion = WinnerOf(losers[-1].key) if losers else LoserOf(games[-1].key)
+    pairings += losers
+    losers_champion = WinnerOf(losers[-1].key) if losers else LoserOf(pairings[-1].key)
     final_sources = (WinnerOf(f"W{rounds}-1"), losers_champion)
     final_stage = 2 * rounds - 1
-    games.append(BracketGame("GF", Side.FINAL, 1, final_sources, final_stage))
-    games.append(BracketGame("GF2", Side.FINAL, 2, final_sources, final_stage, reset_of="GF"))
-    return Bracket(entrants, slots, tuple(games))
+    pairings.append(BracketPairing("GF", Side.FINAL, 1, final_sources, final_stage))
+    pairings.append(BracketPairing("GF2", Side.FINAL, 2, final_sources, final_stage, reset_of="GF"))
+    return Bracket(entrants, slots, tuple(pairings))
 
 
-def _winners_bracket(slots: int, rounds: int, *, eliminating: bool) -> list[BracketGame]:
+def _winners_bracket(slots: int, rounds: int, *, eliminating: bool) -> list[BracketPairing]:
     order = seed_order(slots)
-    games = [
-        BracketGame(
+    pairings = [
+        BracketPairing(
             f"W1-{i + 1}",
             Side.WINNERS,
             1,
@@ -128,8 +131,8 @@ def _winners_bracket(slots: int, rounds: int, *, eliminating: bool) -> list[Brac
         for i in range(slots // 2)
     ]
     for rnd in range(2, rounds + 1):
-        games += [
-            BracketGame(
+        pairings += [
+            BracketPairing(
                 f"W{rnd}-{i + 1}",
                 Side.WINNERS,
                 rnd,
@@ -138,12 +141,12 @@ def _winners_bracket(slots: int, rounds: int, *, eliminating: bool) -> list[Brac
             )
             for i in range(slots >> rnd)
         ]
-    return games
+    return pairings
 
 
-def _losers_bracket(slots: int, rounds: int) -> list[BracketGame]:
+def _losers_bracket(slots: int, rounds: int) -> list[BracketPairing]:
     """Rounds 1 .. 2(rounds-1): odd rounds pair survivors, even rounds take new drop-downs."""
-    games: list[BracketGame] = []
+    pairings: list[BracketPairing] = []
     for rnd in range(1, 2 * rounds - 1):
         count = slots >> ((rnd + 3) // 2)
         for i in range(count):
@@ -154,11 +157,11 @@ def _losers_bracket(slots: int, rounds: int) -> list[BracketGame]:
                 sources = (WinnerOf(f"L{rnd - 1}-{i + 1}"), LoserOf(dropping))
             else:
                 sources = (WinnerOf(f"L{rnd - 1}-{2 * i + 1}"), WinnerOf(f"L{rnd - 1}-{2 * i + 2}"))
-            games.append(BracketGame(f"L{rnd}-{i + 1}", Side.LOSERS, rnd, sources, rnd))
-    return games
+            pairings.append(BracketPairing(f"L{rnd}-{i + 1}", Side.LOSERS, rnd, sources, rnd))
+    return pairings
 
 
-class GameStatus(enum.StrEnum):
+class PairingStatus(enum.StrEnum):
     WAITING = "waiting"  # a side is not known yet
     READY = "ready"  # both sides known: to be played
     PLAYED = "played"
@@ -167,9 +170,9 @@ class GameStatus(enum.StrEnum):
 
 
 @dataclass(frozen=True)
-class GameState(Generic[T]):
+class PairingState(Generic[T]):
     key: str
-    status: GameStatus
+    status: PairingStatus
     first: T | None = None
     second: T | None = None
     winner: T | None = None
@@ -181,20 +184,20 @@ class GameState(Generic[T]):
 
     @property
     def decided(self) -> bool:
-        return self.status in (GameStatus.PLAYED, GameStatus.WALKOVER, GameStatus.SKIPPED)
+        return self.status in (PairingStatus.PLAYED, PairingStatus.WALKOVER, PairingStatus.SKIPPED)
 
 
 @dataclass
 class BracketProgress(Generic[T]):
     bracket: Bracket
-    games: dict[str, GameState[T]] = field(default_factory=dict)
+    pairings: dict[str, PairingState[T]] = field(default_factory=dict)
     #: Eliminated entrant -> the stage at which it went out.
     eliminated: dict[T, int] = field(default_factory=dict)
     champion: T | None = None
 
     @property
-    def ready(self) -> list[GameState[T]]:
-        return [game for game in self.games.values() if game.status is GameStatus.READY]
+    def ready(self) -> list[PairingState[T]]:
+        return [state for state in self.pairings.values() if state.status is PairingStatus.READY]
 
     @property
     def finished(self) -> bool:
@@ -203,7 +206,7 @@ class BracketProgress(Generic[T]):
     def placements(self, entrants: Sequence[T]) -> dict[T, int | None]:
         """Each entrant's final place, or None while it can still change.
 
-        A place is 1 + the entrants out at a later stage or still in, once every game of
+        A place is 1 + the entrants out at a later stage or still in, once every pairing of
         the entrant's stage is decided; entrants out at the same stage share a place (both
         semi-final losers are 3rd).
         """
@@ -221,9 +224,9 @@ class BracketProgress(Generic[T]):
 
     def _stage_decided(self, stage: int) -> bool:
         return all(
-            self.games[game.key].decided
-            for game in self.bracket.games
-            if game.elimination_stage is not None and game.elimination_stage <= stage
+            self.pairings[pairing.key].decided
+            for pairing in self.bracket.pairings
+            if pairing.elimination_stage is not None and pairing.elimination_stage <= stage
         )
 
 
@@ -232,73 +235,73 @@ def bracket_progress(
 ) -> BracketProgress[T]:
     """Fold the results so far over ``bracket``; ``seeded[0]`` is seed 1.
 
-    ``winners`` maps the key of each game played to its winner, who must be one of its two
+    ``winners`` maps the key of each pairing played to its winner, who must be one of its two
     sides. Walkovers and the skipped reset are decided here, not by the caller.
     """
     if len(seeded) != bracket.entrants:
         raise ValueError(f"the bracket has {bracket.entrants} entrants, {len(seeded)} given")
     progress: BracketProgress[T] = BracketProgress(bracket)
-    for game in bracket.games:
-        state = _game_state(game, progress, seeded, winners)
-        progress.games[game.key] = state
-        _record_elimination(game, state, progress)
+    for pairing in bracket.pairings:
+        state = _pairing_state(pairing, progress, seeded, winners)
+        progress.pairings[pairing.key] = state
+        _record_elimination(pairing, state, progress)
     return progress
 
 
 _UNKNOWN = object()
 
 
-def _game_state(
-    game: BracketGame, progress: BracketProgress[T], seeded: Sequence[T], winners: Mapping
-) -> GameState[T]:
-    first, second = (_resolve(source, progress, seeded) for source in game.sources)
+def _pairing_state(
+    pairing: BracketPairing, progress: BracketProgress[T], seeded: Sequence[T], winners: Mapping
+) -> PairingState[T]:
+    first, second = (_resolve(source, progress, seeded) for source in pairing.sources)
     if first is _UNKNOWN or second is _UNKNOWN:
-        return GameState(game.key, GameStatus.WAITING)
-    if game.reset_of is not None:
-        repeated = progress.games[game.reset_of]
+        return PairingState(pairing.key, PairingStatus.WAITING)
+    if pairing.reset_of is not None:
+        repeated = progress.pairings[pairing.reset_of]
         if not repeated.decided:
-            return GameState(game.key, GameStatus.WAITING, first, second)
+            return PairingState(pairing.key, PairingStatus.WAITING, first, second)
         if repeated.winner == repeated.first:
-            return GameState(game.key, GameStatus.SKIPPED, first, second)
+            return PairingState(pairing.key, PairingStatus.SKIPPED, first, second)
     if first is None or second is None:
         winner = second if first is None else first
-        return GameState(game.key, GameStatus.WALKOVER, first, second, winner, None)
-    if game.key not in winners:
-        return GameState(game.key, GameStatus.READY, first, second)
-    winner = winners[game.key]
+        return PairingState(pairing.key, PairingStatus.WALKOVER, first, second, winner, None)
+    if pairing.key not in winners:
+        return PairingState(pairing.key, PairingStatus.READY, first, second)
+    winner = winners[pairing.key]
     if winner not in (first, second):
-        raise ValueError(f"game {game.key}: {winner!r} did not play it")
+        raise ValueError(f"pairing {pairing.key}: {winner!r} did not play it")
     loser = second if winner == first else first
-    return GameState(game.key, GameStatus.PLAYED, first, second, winner, loser)
+    return PairingState(pairing.key, PairingStatus.PLAYED, first, second, winner, loser)
 
 
 def _resolve(source: Source, progress: BracketProgress[T], seeded: Sequence[T]) -> object:
     """The entrant a source names, None for a bye, ``_UNKNOWN`` while undecided."""
     if isinstance(source, Seed):
         return seeded[source.number - 1] if source.number <= len(seeded) else None
-    state = progress.games[source.game]
-    if state.status is GameStatus.SKIPPED or not state.decided:
+    state = progress.pairings[source.pairing]
+    if state.status is PairingStatus.SKIPPED or not state.decided:
         return _UNKNOWN
     return state.winner if isinstance(source, WinnerOf) else state.loser
 
 
 def _record_elimination(
-    game: BracketGame, state: GameState[T], progress: BracketProgress[T]
+    pairing: BracketPairing, state: PairingState[T], progress: BracketProgress[T]
 ) -> None:
     if not state.decided:
         return
-    if game.reset_of is not None:
-        repeated = progress.games[game.reset_of]
-        if state.status is GameStatus.SKIPPED:
-            progress.eliminated[repeated.loser] = game.elimination_stage
+    if pairing.reset_of is not None:
+        repeated = progress.pairings[pairing.reset_of]
+        if state.status is PairingStatus.SKIPPED:
+            progress.eliminated[repeated.loser] = pairing.elimination_stage
             progress.champion = repeated.winner
         else:
-            progress.eliminated[state.loser] = game.elimination_stage
+            progress.eliminated[state.loser] = pairing.elimination_stage
             progress.champion = state.winner
         return
-    is_final = game is progress.bracket.games[-1]
-    followed_by_reset = progress.bracket.games[-1].reset_of == game.key
-    if state.loser is not None and game.elimination_stage is not None and not followed_by_reset:
-        progress.eliminated[state.loser] = game.elimination_stage
+    is_final = pairing is progress.bracket.pairings[-1]
+    followed_by_reset = progress.bracket.pairings[-1].reset_of == pairing.key
+    if state.loser is not None and pairing.elimination_stage is not None and not followed_by_reset:
+        progress.eliminated[state.loser] = pairing.elimination_stage
     if is_final:
         progress.champion = state.winner

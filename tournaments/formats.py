@@ -2,9 +2,9 @@
 
 ``FORMATS`` maps each format to its ``FormatSpec``: how its rounds are planned (a planner
 reading and writing ``tournaments.planning`` values), whether it is rated, whether
-organisers create it, how its page shows it, its tie-breaks, and the settings it takes.
-Nothing outside this table asks which format a tournament is; adding a format is its
-planner and one ``register_format`` call.
+organisers create it, how its page shows it, its tie-breaks, the settings it takes, and
+whether its built-in matches only fill idle workers. Nothing outside this table asks which
+format a tournament is; adding a format is its planner and one ``register_format`` call.
 
 Round robin (single or double) and the length of a Swiss live here too; Swiss pairings (the
 Dutch and Monrad systems) in ``tournaments.swiss``, the elimination brackets in
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from .brackets import Bracket, Side, bracket_progress, double_elimination, single_elimination
 from .duplicate import SetOutcome, SetResult
-from .planning import ROUNDS, NewPairing, Plan, TournamentState
+from .planning import NO_BRACKET, NewPairing, Plan, TournamentState
 from .sprt import Verdict, sprt_state
 from .standings import (
     ELIMINATION_TIE_BREAKS,
@@ -65,7 +65,7 @@ class Page(enum.StrEnum):
     CROSS_TABLE = "cross_table"
     #: The rounds' pairings.
     ROUNDS = "rounds"
-    #: The bracket, game by game.
+    #: The bracket, pairing by pairing.
     BRACKET = "bracket"
 
 
@@ -98,6 +98,9 @@ class FormatSpec:
     sequential: bool = False
     #: A further check of a configuration of this format: ``ValueError`` saying what is wrong.
     check: Callable[[TournamentConfig], None] | None = None
+    #: Work that never runs out: its matches between built-in bots wait behind everything
+    #: else (``bots.queues.FILLER_PRIORITY``).
+    fills_idle_workers: bool = False
 
     @property
     def kind(self) -> str:
@@ -136,7 +139,7 @@ def kinds() -> tuple[str, ...]:
 def _rounds_table(plan: Plan, rounds: list[list[tuple[int, int]]]) -> None:
     for number, pairs in enumerate(rounds, start=1):
         plan.new_pairings += [
-            NewPairing(f"r{number}t{table}", ROUNDS, number, table, a, b)
+            NewPairing(f"r{number}t{table}", NO_BRACKET, number, table, a, b)
             for table, (a, b) in enumerate(pairs, start=1)
         ]
 
@@ -182,13 +185,13 @@ def plan_swiss(state: TournamentState, plan: Plan) -> None:
     )
     number = current + 1
     plan.new_pairings += [
-        NewPairing(f"r{number}t{table}", ROUNDS, number, table, a, b)
+        NewPairing(f"r{number}t{table}", NO_BRACKET, number, table, a, b)
         for table, (a, b) in enumerate(paired.pairs, start=1)
     ]
     if paired.bye is not None:
         table = len(paired.pairs) + 1
         plan.new_pairings.append(
-            NewPairing(f"r{number}bye", ROUNDS, number, table, paired.bye, None)
+            NewPairing(f"r{number}bye", NO_BRACKET, number, table, paired.bye, None)
         )
 
 
@@ -199,7 +202,7 @@ def swiss_rounds(chosen: int | None, entrants: int) -> int:
 
 
 def elimination_planner(bracket_of: Callable[[int], Bracket]) -> Planner:
-    """The bracket games whose two sides are now known; done when the bracket is."""
+    """The bracket's pairings whose two sides are now known; done when the bracket is."""
 
     def plan_elimination(state: TournamentState, plan: Plan) -> None:
         bracket = bracket_of(len(state.entrants))
@@ -207,16 +210,15 @@ def elimination_planner(bracket_of: Callable[[int], Bracket]) -> Planner:
         winners = {view.key: view.winner for view in views if view.finished}
         progress = bracket_progress(bracket, [e.id for e in state.entrants], winners)
         existing = {view.key for view in views}
-        for game_state in progress.ready:
-            if game_state.key in existing:
+        for ready in progress.ready:
+            if ready.key in existing:
                 continue
-            game = bracket.game(game_state.key)
-            key = game_state.key
+            bracket_pairing = bracket.pairing(ready.key)
+            key = ready.key
             table = int(key.split("-")[1]) if "-" in key else 1
+            side, round_number = Side(bracket_pairing.side), bracket_pairing.round
             plan.new_pairings.append(
-                NewPairing(
-                    key, Side(game.side), game.round, table, game_state.first, game_state.second
-                )
+                NewPairing(key, side, round_number, table, ready.first, ready.second)
             )
         plan.finish = progress.finished
 
@@ -246,7 +248,7 @@ def plan_version_test(state: TournamentState, plan: Plan) -> None:
         candidate, *opponents = (entrant.id for entrant in by_position)
         for table, opponent in enumerate(opponents, start=1):
             key = "test" if len(opponents) == 1 else f"test-{table}"
-            plan.new_pairings.append(NewPairing(key, ROUNDS, 1, table, candidate, opponent))
+            plan.new_pairings.append(NewPairing(key, NO_BRACKET, 1, table, candidate, opponent))
         return
     assert state.sprt is not None, "a version test runs with its test's parameters"
     results = [result for view in views for result in view.results]
@@ -296,7 +298,7 @@ FORMATS: dict[str, FormatSpec] = {
             page=Page.BRACKET,
             bracket=double_elimination,
         ),
-        FormatSpec(Format.LADDER, plan_nothing, organised=False),
+        FormatSpec(Format.LADDER, plan_nothing, organised=False, fills_idle_workers=True),
         FormatSpec(Format.CHALLENGE, round_robin_planner(1), rated=False, organised=False),
         FormatSpec(
             Format.VERSION_TEST, plan_version_test, rated=False, organised=False, sequential=True

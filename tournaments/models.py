@@ -13,6 +13,7 @@ from . import formats
 from .brackets import Side
 from .config import TournamentConfig, config_of
 from .duplicate import SetOutcome
+from .planning import NO_BRACKET
 from .ratings import Skill
 from .sprt import SprtParameters
 from .swiss import PairingSystem
@@ -146,10 +147,12 @@ class Entrant(models.Model):
 
 
 class Pairing(models.Model):
-    """Two entrants meeting in one round or bracket game; ``second`` empty is a Swiss bye."""
+    """Two entrants meeting in one round or bracket pairing; ``second`` empty is a Swiss bye."""
 
+    #: NONE: not in an elimination bracket (round robin, Swiss, ladder, ...); its value is
+    #: ``planning.NO_BRACKET``, "rounds", as the API and the stored rows have it.
     Bracket = models.TextChoices(
-        "Bracket", [("ROUNDS", "rounds"), *[(s.name, s.value) for s in Side]]
+        "Bracket", [("NONE", (NO_BRACKET, "Rounds")), *[(s.name, s.value) for s in Side]]
     )
 
     class Status(models.TextChoices):
@@ -157,9 +160,9 @@ class Pairing(models.Model):
         FINISHED = "finished"
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="pairings")
-    #: ``r3t2`` (round 3, table 2) in a round robin or Swiss, the bracket game key otherwise.
+    #: ``r3t2`` (round 3, table 2) in a round robin or Swiss, the bracket pairing's key otherwise.
     key = models.CharField(max_length=16)
-    bracket = models.CharField(max_length=8, choices=Bracket.choices, default=Bracket.ROUNDS)
+    bracket = models.CharField(max_length=8, choices=Bracket.choices, default=Bracket.NONE)
     round = models.PositiveIntegerField()
     table = models.PositiveIntegerField()
     first = models.ForeignKey(Entrant, on_delete=models.PROTECT, related_name="+")

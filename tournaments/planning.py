@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from .duplicate import SetResult
 from .sprt import SprtParameters, SprtState
 
-#: The ``bracket`` of every pairing not in an elimination bracket (``Pairing.Bracket``).
-ROUNDS = "rounds"
+#: The ``bracket`` of every pairing not in an elimination bracket (``Pairing.Bracket.NONE``);
+#: its value "rounds" is kept for the API and the rows already stored.
+NO_BRACKET = "rounds"
 
 
 @dataclass(frozen=True)

@@ -176,7 +176,9 @@ def _bracket_progress(tournament: Tournament, entrants: list[Entrant]) -> Bracke
 
 
 @dataclass(frozen=True)
-class BracketGameView:
+class BracketPairingView:
+    """A bracket pairing as served: its sides, sources in words, status and ``Pairing`` row."""
+
     key: str
     side: str
     round: int
@@ -188,8 +190,8 @@ class BracketGameView:
     pairing: Pairing | None
 
 
-def tournament_bracket(*, tournament: Tournament) -> list[BracketGameView] | None:
-    """Every game of an elimination bracket with who plays it and how it stands; None if
+def tournament_bracket(*, tournament: Tournament) -> list[BracketPairingView] | None:
+    """Every pairing of an elimination bracket with who plays it and how it stands; None if
     the tournament is not an elimination. Before the start, entry order stands for seeds."""
     if format_spec(tournament.format).bracket is None:
         return None
@@ -199,29 +201,30 @@ def tournament_bracket(*, tournament: Tournament) -> list[BracketGameView] | Non
     progress = _bracket_progress(tournament, entrants)
     by_id = {entrant.pk: entrant for entrant in entrants}
     pairings = {p.key: p for p in tournament_pairings(tournament=tournament)}
-    games = []
-    for game in progress.bracket.games:
-        state = progress.games[game.key]
-        games.append(
-            BracketGameView(
-                key=game.key,
-                side=game.side.value,
-                round=game.round,
-                sources=(_source_text(game.sources[0]), _source_text(game.sources[1])),
+    views = []
+    for bracket_pairing in progress.bracket.pairings:
+        state = progress.pairings[bracket_pairing.key]
+        sources = bracket_pairing.sources
+        views.append(
+            BracketPairingView(
+                key=bracket_pairing.key,
+                side=bracket_pairing.side.value,
+                round=bracket_pairing.round,
+                sources=(_source_text(sources[0]), _source_text(sources[1])),
                 status=state.status.value,
                 first=by_id.get(state.first),
                 second=by_id.get(state.second),
                 winner=by_id.get(state.winner),
-                pairing=pairings.get(game.key),
+                pairing=pairings.get(bracket_pairing.key),
             )
         )
-    return games
+    return views
 
 
 def _source_text(source: Source) -> str:
     if isinstance(source, Seed):
         return f"seed {source.number}"
-    return f"{'loser' if isinstance(source, LoserOf) else 'winner'} of {source.game}"
+    return f"{'loser' if isinstance(source, LoserOf) else 'winner'} of {source.pairing}"
 
 
 def tournament_rounds(*, tournament: Tournament) -> QuerySet:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from . import config
@@ -258,7 +258,9 @@ class RoundSerializer(serializers.Serializer):
     finished = serializers.IntegerField()
 
 
-class BracketGameSerializer(serializers.Serializer):
+# The schema keeps the component's published name.
+@extend_schema_serializer(component_name="BracketGame")
+class BracketPairingSerializer(serializers.Serializer):
     key = serializers.CharField()
     side = serializers.CharField()
     round = serializers.IntegerField()

@@ -1,6 +1,6 @@
-"""An elimination bracket laid out for drawing: sides, then rounds as columns, then games.
+"""An elimination bracket laid out for drawing: sides, then rounds as columns, then pairings.
 
-Input is the tournaments app's ``tournament_bracket`` (one view per bracket game, in
+Input is the tournaments app's ``tournament_bracket`` (one view per bracket pairing, in
 bracket order); output names each column the way players say it ("Semi-finals").
 """
 
@@ -18,7 +18,7 @@ LAST_ROUNDS = ["Final", "Semi-finals", "Quarter-finals"]
 @dataclass
 class Column:
     title: str
-    games: list[Any] = field(default_factory=list)
+    pairings: list[Any] = field(default_factory=list)
 
 
 @dataclass
@@ -28,14 +28,15 @@ class Section:
     columns: list[Column] = field(default_factory=list)
 
 
-def bracket_sections(games: Sequence[Any], *, double: bool) -> list[Section]:
-    """The games grouped by side and round, in bracket order within each round."""
+def bracket_sections(pairings: Sequence[Any], *, double: bool) -> list[Section]:
+    """The pairings grouped by side and round, in bracket order within each round."""
     sections: dict[str, Section] = {}
-    for game in games:
-        section = sections.setdefault(game.side, Section(game.side, SIDE_TITLES[game.side]))
-        while len(section.columns) < game.round:
+    for pairing in pairings:
+        side = pairing.side
+        section = sections.setdefault(side, Section(side, SIDE_TITLES[side]))
+        while len(section.columns) < pairing.round:
             section.columns.append(Column(""))
-        section.columns[game.round - 1].games.append(game)
+        section.columns[pairing.round - 1].pairings.append(pairing)
     for section in sections.values():
         for number, column in enumerate(section.columns, start=1):
             column.title = round_title(section.side, number, len(section.columns), double=double)

@@ -33,7 +33,7 @@ from tournaments.models import (
     TournamentMatch,
     current,
 )
-from tournaments.selectors import BracketGameView, StandingsTable
+from tournaments.selectors import BracketPairingView, StandingsTable
 
 from .brackets import Section, bracket_sections
 
@@ -385,11 +385,11 @@ def tournament_page(*, tournament: Tournament) -> TournamentPage:
     links = tournament_match_links(tournament=tournament)
     bracket, cross = None, None
     if spec.page is Page.BRACKET:
-        games = tournament_selectors.tournament_bracket(tournament=tournament) or []
-        views = pairing_views([game.pairing for game in games if game.pairing], links)
+        bracket_pairings = tournament_selectors.tournament_bracket(tournament=tournament) or []
+        views = pairing_views([each.pairing for each in bracket_pairings if each.pairing], links)
         by_key = {view.pairing.key: view for view in views}
-        boxes = [BracketBox(game, by_key.get(game.key)) for game in games]
-        double = any(game.side == Side.FINAL for game in games)
+        boxes = [BracketBox(each, by_key.get(each.key)) for each in bracket_pairings]
+        double = any(each.side == Side.FINAL for each in bracket_pairings)
         bracket = bracket_sections(boxes, double=double)
     else:
         pairings = tournament_selectors.tournament_pairings(tournament=tournament)
@@ -410,15 +410,15 @@ def tournament_page(*, tournament: Tournament) -> TournamentPage:
 
 @dataclass
 class BracketBox:
-    """A bracket game as drawn: the tournaments app's view of it and its pairing's results."""
+    """A bracket pairing as drawn: the tournaments app's view of it and its results."""
 
-    game: BracketGameView
+    pairing: BracketPairingView
     results: PairingView | None
 
     @property
     def side(self) -> str:
-        return self.game.side
+        return self.pairing.side
 
     @property
     def round(self) -> int:
-        return self.game.round
+        return self.pairing.round

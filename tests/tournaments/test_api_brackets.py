@@ -29,18 +29,18 @@ def double_elimination(db):
     return decide_all(tournament, by_seed)
 
 
-def test_the_bracket_lists_every_game_with_its_sources_and_byes(api, double_elimination):
+def test_the_bracket_lists_every_pairing_with_its_sources_and_byes(api, double_elimination):
     url = f"/api/tournaments/{double_elimination.pk}/bracket/"
     body = api.get(f"{url}?limit=100").json()
-    games = {game["key"]: game for game in body["results"]}
-    assert body["count"] == len(games) == 4 + 2 + 1 + 2 + 2 + 1 + 1 + 2
-    assert games["W1-1"]["sources"] == ["seed 1", "seed 8"]
-    assert games["W1-1"]["status"] == "walkover" and games["W1-1"]["second"] is None
-    assert games["W1-2"]["status"] == "played" and games["W1-2"]["pairing"] is not None
-    assert games["L2-1"]["sources"] == ["winner of L1-1", "loser of W2-2"]
-    assert games["GF"]["winner"]["seed"] == 1 and games["GF2"]["status"] == "skipped"
+    bracket = {pairing["key"]: pairing for pairing in body["results"]}
+    assert body["count"] == len(bracket) == 4 + 2 + 1 + 2 + 2 + 1 + 1 + 2
+    assert bracket["W1-1"]["sources"] == ["seed 1", "seed 8"]
+    assert bracket["W1-1"]["status"] == "walkover" and bracket["W1-1"]["second"] is None
+    assert bracket["W1-2"]["status"] == "played" and bracket["W1-2"]["pairing"] is not None
+    assert bracket["L2-1"]["sources"] == ["winner of L1-1", "loser of W2-2"]
+    assert bracket["GF"]["winner"]["seed"] == 1 and bracket["GF2"]["status"] == "skipped"
     losers = api.get(f"{url}?side=losers").json()
-    assert {game["side"] for game in losers["results"]} == {"losers"}
+    assert {pairing["side"] for pairing in losers["results"]} == {"losers"}
 
 
 def test_a_round_robin_has_no_bracket(api, played_tournament):
@@ -66,7 +66,7 @@ def test_pairings_are_filtered_by_round_side_status_and_entrant(api, double_elim
     seed_one = next(p["first"]["id"] for p in finals)
     mine = api.get(f"{url}?entrant={seed_one}&limit=100").json()["results"]
     assert all(seed_one in (p["first"]["id"], (p["second"] or {}).get("id")) for p in mine)
-    # Seeds 1 and 2 had byes, so both first losers-bracket games were walkovers.
+    # Seeds 1 and 2 had byes, so both first losers-bracket pairings were walkovers.
     assert api.get(f"{url}?round=1&bracket=losers").json()["count"] == 0
     assert api.get(f"{url}?round=2&bracket=losers").json()["count"] == 2
     assert api.get(f"{url}?status=playing").json()["count"] == 0

@@ -105,7 +105,7 @@ def test_double_elimination_without_the_reset_when_the_top_seed_wins_everything(
     keys = set(tournament.pairings.values_list("key", flat=True))
     assert "GF" in keys and "GF2" not in keys
     assert len(keys) == 2 * 4 - 2
-    bracket = {game.key: game for game in tournament_bracket(tournament=tournament)}
+    bracket = {pairing.key: pairing for pairing in tournament_bracket(tournament=tournament)}
     assert bracket["GF2"].status == "skipped"
     assert bracket["GF"].winner.bracket_position == 1
 

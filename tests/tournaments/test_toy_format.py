@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import pytest
 
+from bots.queues import AUTHOR_PRIORITY, FILLER_PRIORITY, FIRST_PRIORITY
 from tournaments import selectors, services
 from tournaments.formats import FORMATS, FormatSpec, register_format
 from tournaments.models import RatingUpdate, Tournament
-from tournaments.planning import ROUNDS, NewPairing, Plan, TournamentState
+from tournaments.planning import NO_BRACKET, NewPairing, Plan, TournamentState
+from tournaments.services.scheduling import match_priority, tournament_series_send
 
-from .conftest import play_all, start, strategy_bots, tournament_with
+from .conftest import pending_match_ids, play_all, start, strategy_bots, tournament_with
 
 pytestmark = pytest.mark.django_db
 
@@ -23,7 +25,7 @@ def plan_gauntlet(state: TournamentState, plan: Plan) -> None:
     champion, *challengers = state.entrants
     for number, challenger in enumerate(challengers, start=1):
         plan.new_pairings.append(
-            NewPairing(f"g{number}", ROUNDS, number, 1, champion.id, challenger.id)
+            NewPairing(f"g{number}", NO_BRACKET, number, 1, champion.id, challenger.id)
         )
 
 
@@ -52,3 +54,30 @@ def test_a_registered_toy_format_runs_a_tournament_end_to_end(gauntlet, client):
 def test_a_toy_format_without_rounds_refuses_a_number_of_rounds(gauntlet):
     with pytest.raises(services.TournamentError, match="rounds"):
         tournament_with(strategy_bots(2), format="gauntlet", rounds=2)
+
+
+@pytest.fixture
+def filler():
+    """A toy format made by no organiser whose built-in matches only fill idle workers."""
+    spec = FormatSpec(
+        "filler", plan_gauntlet, rated=False, organised=False, fills_idle_workers=True
+    )
+    yield register_format(spec)
+    del FORMATS[spec.name]
+
+
+def test_the_priority_of_a_toy_formats_matches_comes_from_its_entry(gauntlet, filler):
+    assert match_priority("gauntlet", runs_uploaded_code=False) == FIRST_PRIORITY
+    assert match_priority("filler", runs_uploaded_code=False) == FILLER_PRIORITY
+    assert match_priority("filler", runs_uploaded_code=True) == AUTHOR_PRIORITY
+
+
+def test_a_series_of_a_toy_format_is_sent_at_its_priority(gauntlet, monkeypatch):
+    sent = []
+    monkeypatch.setattr(
+        "tournaments.tasks.tournament_series_play.apply_async",
+        lambda args, **options: sent.append(options["priority"]),
+    )
+    tournament = start(tournament_with(strategy_bots(2), format="gauntlet"))
+    tournament_series_send(match_ids=pending_match_ids(tournament))
+    assert sent == [FIRST_PRIORITY]

@@ -168,15 +168,15 @@ def test_an_eight_bot_elimination_is_drawn_as_a_bracket(page, live_server):
     page.goto(f"{live_server.url}/tournaments/{tournament.pk}/")
     columns = page.locator(".bracket-column")
     expect(columns).to_have_count(3)
-    assert [columns.nth(i).locator(".bracket-game").count() for i in range(3)] == [4, 2, 1]
+    assert [columns.nth(i).locator(".bracket-pairing").count() for i in range(3)] == [4, 2, 1]
     assert [columns.nth(i).locator("h3").inner_text() for i in range(3)] == [
         "Quarter-finals",
         "Semi-finals",
         "Final",
     ]
-    games = page.locator(".bracket-game")
+    pairings = page.locator(".bracket-pairing")
     for i in range(7):
-        expect(games.nth(i).locator(".side.winner")).to_have_count(1)
+        expect(pairings.nth(i).locator(".side.winner")).to_have_count(1)
     first_round = set(columns.nth(0).locator(".side span:first-child").all_inner_texts())
     assert first_round == {f"bot-{n}" for n in range(1, 9)}
     champion = columns.nth(2).locator(".side.winner span").first.inner_text()

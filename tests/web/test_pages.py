@@ -140,8 +140,8 @@ def test_an_elimination_page_draws_the_bracket_with_the_champion(client):
     page = text(client.get(f"/tournaments/{tournament.pk}/"))
     for title in ["Quarter-finals", "Semi-finals", "Final"]:
         assert f"<h3>{title}</h3>" in page
-    assert len(re.findall(r'class="bracket-game played"', page)) == 7
-    final = page[page.index('data-game="W3-1"') :]
+    assert len(re.findall(r'class="bracket-pairing played"', page)) == 7
+    final = page[page.index('data-pairing="W3-1"') :]
     champion = re.search(r'class="side winner"> <span>([\w-]+)</span>', final).group(1)
     first_row = re.search(r'<tr data-entrant="\d+">.*?<a href="/bots/\d+/">([\w-]+)</a>', page)
     assert champion == first_row.group(1)

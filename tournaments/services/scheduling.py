@@ -2,7 +2,7 @@
 
 ``tournament_advance`` is the one place a running tournament moves on: it reads a snapshot
 (entrants, pairings, set results), asks the pure format code what follows (decided
-pairings, an extra tie-break set, the next Swiss round, the bracket games now ready, or the
+pairings, an extra tie-break set, the next Swiss round, the bracket pairings now ready, or the
 end), and writes it under a conditional update of ``Tournament.progress``. Whoever calls it
 (the worker that finished a set, the periodic tick) gets the same answer, and of two
 callers at once only one writes.
@@ -39,7 +39,7 @@ from matches.services import (
 
 from .. import selectors
 from ..duplicate import PairingWinner, SetResult, pairing_decision, set_seed
-from ..formats import Format, FormatSpec, format_spec
+from ..formats import FormatSpec, format_spec
 from ..models import (
     DuplicateSet,
     Entrant,
@@ -49,7 +49,7 @@ from ..models import (
     VersionTest,
     current,
 )
-from ..planning import ROUNDS, EntrantView, NewPairing, PairingView, Plan, TournamentState
+from ..planning import NO_BRACKET, EntrantView, NewPairing, PairingView, Plan, TournamentState
 from ..rating_services import rating_set_apply
 from ..ratings import PRIOR
 from ..series import match_series
@@ -86,7 +86,7 @@ def tournament_series_send(*, match_ids: Sequence[int]) -> None:
     tournament_series_play.apply_async(
         (list(match_ids),),
         queue=queue_for(runs_uploaded_code=uploaded),
-        priority=match_priority(Format(format), runs_uploaded_code=uploaded),
+        priority=match_priority(format, runs_uploaded_code=uploaded),
     )
 
 
@@ -107,11 +107,12 @@ def tournament_match_send(*, match_id: int) -> None:
 
 
 def match_priority(tournament_format: str, *, runs_uploaded_code: bool) -> int:
-    """An organised tournament's match goes first; the ladder's between built-in bots last,
-    behind everything an author waits for (``bots.queues``)."""
-    if format_spec(tournament_format).organised:
+    """An organised tournament's match goes first; a filler format's (the ladder's) between
+    built-in bots last, behind everything an author waits for (``bots.queues``)."""
+    spec = format_spec(tournament_format)
+    if spec.organised:
         return FIRST_PRIORITY
-    if tournament_format == Format.LADDER and not runs_uploaded_code:
+    if spec.fills_idle_workers and not runs_uploaded_code:
         return FILLER_PRIORITY
     return AUTHOR_PRIORITY
 
@@ -127,7 +128,7 @@ def ladder_pairings_add(
     number = len(snapshot.pairings)
     counts = sets if sets is not None else [1] * len(pairs)
     new = [
-        NewPairing(f"l{number + index}", ROUNDS, number + index, 1, a, b, sets=count)
+        NewPairing(f"l{number + index}", NO_BRACKET, number + index, 1, a, b, sets=count)
         for index, ((a, b), count) in enumerate(zip(pairs, counts, strict=True), start=1)
     ]
     return _apply(snapshot, Plan(new_pairings=new))
