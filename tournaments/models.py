@@ -195,11 +195,14 @@ class DuplicateSet(models.Model):
     class Status(models.TextChoices):
         PLAYING = "playing"
         FINISHED = "finished"
+        #: Its tournament stopped (cancelled, or a version test decided) and dropped a match
+        #: of it unplayed: it will never finish.
+        NOT_PLAYED = "not_played"
 
     pairing = models.ForeignKey(Pairing, on_delete=models.CASCADE, related_name="sets")
     number = models.PositiveSmallIntegerField()
     seed = models.BigIntegerField()
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PLAYING)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
     outcome = models.CharField(max_length=8, choices=Outcome.choices, blank=True)
     first_wins = models.PositiveSmallIntegerField(default=0)
     second_wins = models.PositiveSmallIntegerField(default=0)

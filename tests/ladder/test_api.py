@@ -302,6 +302,8 @@ def test_the_set_a_decided_version_test_did_not_play_reads_not_played(alice, cli
     assert dropped["number"] == finished + 1 and dropped["result"] == ""
     assert dropped["reason"] == "the test had decided before this set was played"
     assert dropped["match_ids"] == [], "its matches were dropped unplayed: nothing to link"
+    [pairing] = client_of().get(f"/api/tournaments/{test.pk}/pairings/").json()["results"]
+    assert [s["status"] for s in pairing["sets"]] == [s["status"] for s in body["sets"]]
 
 
 def test_the_sets_of_a_cancelled_challenge_read_not_played_with_the_reason(alice, bob, client_of):

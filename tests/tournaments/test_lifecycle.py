@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
 from datetime import timedelta
 
 import pytest
+from django.apps import apps as django_apps
 from django.utils import timezone
 
 from bots.models import BotVersion
@@ -12,7 +14,7 @@ from matches.models import Match
 from tournaments import services
 from tournaments.config import TournamentConfig
 from tournaments.duplicate import secret_commitment, set_seed
-from tournaments.models import Entrant, Pairing, Tournament, TournamentMatch
+from tournaments.models import DuplicateSet, Entrant, Pairing, Tournament, TournamentMatch
 from tournaments.services.scheduling import _snapshot, tournament_advance
 from tournaments.tick import tournaments_tick
 
@@ -148,6 +150,10 @@ def test_cancelling_drops_the_matches_not_yet_played_and_keeps_the_reason():
     assert failed.count() == 12 and {link.failure for link in failed} == {
         "the tournament was cancelled before it was played"
     }
+    statuses = DuplicateSet.objects.filter(pairing__tournament=tournament).values_list(
+        "status", flat=True
+    )
+    assert set(statuses) == {DuplicateSet.Status.NOT_PLAYED}, "they will never finish"
     assert tournaments_tick().advanced == 0
 
 
@@ -168,3 +174,21 @@ def test_an_advance_planned_on_a_stale_snapshot_does_not_write():
     ).update(progress=stale.tournament.progress + 1)
     assert moved == 0, "the conditional update refuses the second writer"
     assert Pairing.objects.filter(tournament=tournament).count() == 4
+
+
+def test_the_migration_marks_the_sets_an_earlier_cancel_left_playing_not_played():
+    tournament = start(tournament_with(strategy_bots(4)))
+    running = start(tournament_with(strategy_bots(2)))
+    services.tournament_cancel(tournament=tournament, reason="venue flooded")
+    # As a cancel before this migration left them.
+    DuplicateSet.objects.update(status=DuplicateSet.Status.PLAYING)
+
+    set_not_played = importlib.import_module("tournaments.migrations.0011_set_not_played")
+    set_not_played.mark_sets_not_played(django_apps, None)
+
+    def statuses(of: Tournament) -> set[str]:
+        sets = DuplicateSet.objects.filter(pairing__tournament=of)
+        return set(sets.values_list("status", flat=True))
+
+    assert statuses(tournament) == {DuplicateSet.Status.NOT_PLAYED}
+    assert statuses(running) == {DuplicateSet.Status.PLAYING}

@@ -25,7 +25,6 @@ from django.utils import timezone
 from bots.models import Bot, BotVersion
 from errors import DomainError
 from matches.models import Match
-from matches.services import matches_fail_pending
 
 from ..audit import manual_change_record
 from ..config import TournamentConfig, TournamentConfigError
@@ -41,7 +40,12 @@ from ..models import (
 )
 from ..permissions import can_enter
 from ..selectors import versions_active
-from .scheduling import match_replace, tournament_first_round, tournament_matches_enqueue
+from .scheduling import (
+    match_replace,
+    matches_drop,
+    tournament_first_round,
+    tournament_matches_enqueue,
+)
 
 Status = Tournament.Status
 _OPEN_FOR_ENTRY = (Status.DRAFT, Status.SCHEDULED)
@@ -245,10 +249,7 @@ def tournament_cancel(*, tournament: Tournament, reason: str, user: Any = None) 
             ).values_list("id", flat=True)
         )
         # A match a worker claims at this moment is played and kept.
-        dropped = matches_fail_pending(match_ids=pending)
-        TournamentMatch.objects.filter(match_id__in=dropped).update(
-            failure="the tournament was cancelled before it was played"
-        )
+        matches_drop(match_ids=pending, reason="the tournament was cancelled before it was played")
         if user is not None:
             manual_change_record(
                 user=user, action=ManualChange.Action.CANCEL, reason=reason, tournament=tournament

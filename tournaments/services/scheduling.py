@@ -336,10 +336,19 @@ def _version_test_record(tournament: Tournament, state: SprtState) -> None:
     pending = Match.objects.filter(
         tournament_match__tournament=tournament, status=Match.Status.PENDING
     ).values_list("id", flat=True)
-    dropped = matches_fail_pending(match_ids=list(pending))
-    TournamentMatch.objects.filter(match_id__in=dropped).update(
-        failure="the version test stopped before this match was played"
+    matches_drop(
+        match_ids=list(pending), reason="the version test stopped before this match was played"
     )
+
+
+def matches_drop(*, match_ids: Sequence[int], reason: str) -> None:
+    """Fail those of a stopping tournament's ``match_ids`` still pending, with ``reason``;
+    their sets will never finish, so they are marked not played."""
+    dropped = matches_fail_pending(match_ids=match_ids)
+    TournamentMatch.objects.filter(match_id__in=dropped).update(failure=reason)
+    DuplicateSet.objects.filter(
+        matches__match_id__in=dropped, status=DuplicateSet.Status.PLAYING
+    ).update(status=DuplicateSet.Status.NOT_PLAYED)
 
 
 def _set_create(snapshot: _Snapshot, pairing: Pairing, *, number: int) -> list[int]:
