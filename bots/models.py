@@ -46,6 +46,9 @@ class BotVersion(models.Model):
     status_reason = models.TextField(blank=True)
     #: The version's stderr during its check; shown to its owner and staff only.
     check_log = models.TextField(blank=True)
+    #: Its check found that it plays series (protocol version 2): one process per seat plays
+    #: several matches in a row. Says what the bot does; whether it does is its own choice.
+    plays_series = models.BooleanField(default=False)
     #: The upload time of an uploaded version.
     created_at = models.DateTimeField(auto_now_add=True)
     checked_at = models.DateTimeField(null=True, blank=True)

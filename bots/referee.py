@@ -431,6 +431,11 @@ class ProcessConnection:
         """The bot process of the current (or last) match."""
         return self._process
 
+    @property
+    def plays_series(self) -> bool:
+        """Whether the current (or last) process's first ``ready`` said it plays series."""
+        return self._plays_series
+
     def freeze(self) -> None:
         if self._process is not None:
             self._process.freeze()

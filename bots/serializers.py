@@ -102,6 +102,7 @@ class BotVersionSerializer(serializers.ModelSerializer):
             "content_hash",
             "size",
             "status",
+            "plays_series",
             "uploaded_at",
             "checked_at",
         ]

@@ -73,6 +73,12 @@ class Series:
                 position=(self.played, self.matches),
             )
 
+    def plays_series(self, seat: int) -> bool:
+        """Whether the bot in ``seat`` said, in its current process's first ``ready``, that
+        it plays series (a built-in bot played in this process: always)."""
+        connection = self._connections[seat]
+        return not isinstance(connection, ProcessConnection) or connection.plays_series
+
     def skip(self) -> None:
         """Count a match of the series that is not played here (another worker has it)."""
         self.played += 1

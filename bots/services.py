@@ -84,6 +84,7 @@ def builtin_bots_sync(*, game_id: str) -> list[BotVersion]:
                 builtin=strategy,
                 content_hash=content_hash,
                 status=BotVersion.Status.READY,
+                plays_series=True,  # the built-in bots' main.py plays series
             )
         versions.append(latest)
     return versions

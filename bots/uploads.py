@@ -4,8 +4,11 @@ An upload is checked in memory (``bots.bot_code``) before anything is written; o
 is stored (content-addressed, in the store every worker reads: ``bots.code_cache``) and
 becomes a ``pending`` version, whose check is queued once
 the transaction commits. The check is a short smoke match in each seat against the built-in
-random bot, inside the sandbox; it moves the version from ``pending`` to ``ready`` or
-``rejected`` with a conditional update, so a twice-delivered check task writes once.
+random bot, inside the sandbox, and a second one in the same process for a bot whose first
+``ready`` says it plays series (so a series bot that breaks on its second ``start`` is
+turned away at upload, not in a tournament). It moves the version from ``pending`` to
+``ready`` or ``rejected``, and records whether it plays series, with a conditional update,
+so a twice-delivered check task writes once.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -25,13 +28,15 @@ from .bot_code import BotCode, UploadLimits, UploadRejected, read_upload
 from .code_cache import CodeUnavailable, cached_code_dir, code_cache_put, code_publish
 from .models import Bot, BotVersion
 from .queues import FIRST_PRIORITY, SANDBOXED_QUEUE
-from .referee import Limits, MatchResult, referee_match
+from .referee import Limits, MatchResult
 from .runner import BotLauncher, BuiltinLauncher
 from .sandbox import SandboxUnsafe, current_sandbox, sandbox_limits
+from .series import Series
 
 logger = logging.getLogger(__name__)
 
-#: Seeds of the two smoke matches: fixed, so a check can be repeated exactly.
+#: The seed of the first smoke match, the others' following it: fixed, so a check can be
+#: repeated exactly.
 SMOKE_SEED = 20260401
 
 
@@ -142,39 +147,57 @@ def bot_version_check(*, version_id: int) -> BotVersion:
             status_reason=f"waiting for its code: {error}"
         )
         raise
-    verdict, log = smoke_test(get_game(version.bot.game), lambda: launcher)
-    status = BotVersion.Status.REJECTED if verdict else BotVersion.Status.READY
+    check = smoke_test(get_game(version.bot.game), lambda: launcher)
+    status = BotVersion.Status.REJECTED if check.problem else BotVersion.Status.READY
     # Conditional: of two deliveries of the check, the first verdict stands.
     BotVersion.objects.filter(id=version_id, status=BotVersion.Status.PENDING).update(
-        status=status, status_reason=verdict, check_log=log, checked_at=timezone.now()
+        status=status,
+        status_reason=check.problem,
+        check_log=check.log,
+        plays_series=check.plays_series,
+        checked_at=timezone.now(),
     )
     return BotVersion.objects.get(id=version_id)
 
 
+class SmokeCheck(NamedTuple):
+    #: What went wrong, "" if nothing.
+    problem: str
+    #: The candidate's stderr, match after match.
+    log: str
+    #: Its first ``ready`` said in both seats that it plays series, and it played a second
+    #: match of the series after that.
+    plays_series: bool
+
+
+#: Matches the check plays in each seat with a bot that plays series (one otherwise).
+SMOKE_SERIES = 2
+
+
 def smoke_test(
     game: Game, candidate: Callable[[], BotLauncher], limits: Limits | None = None
-) -> tuple[str, str]:
-    """Play ``candidate`` against the built-in random bot in seat 0, then seat 1.
-
-    Returns what went wrong ("" if nothing) and the candidate's stderr.
-    """
+) -> SmokeCheck:
+    """Play ``candidate`` against the built-in random bot in seat 0, then seat 1: one
+    match in each, or a series of ``SMOKE_SERIES`` if it says it plays series."""
     limits = limits or server_limits()
-    logs = []
+    logs: list[str] = []
+    plays_series = True
     for seat in (0, 1):
         players = [BuiltinLauncher("random", seed=seat)]
         players.insert(seat, candidate())
-        result = referee_match(
-            game,
-            game.new_match(SMOKE_SEED + seat, smoke_options(game)),
-            players,
-            limits=limits,
-            emit=_ignore,
-        )
-        logs.append(result.stderr[seat])
-        problem = _smoke_problem(result, seat)
-        if problem:
-            return problem, "\n".join(logs)
-    return "", "\n".join(logs)
+        with Series(players, matches=SMOKE_SERIES) as series:
+            for number in range(SMOKE_SERIES):
+                # Another deal each match: a series never sees one deal twice.
+                state = game.new_match(SMOKE_SEED + 2 * number + seat, smoke_options(game))
+                result = series.play(game, state, limits=limits, emit=_ignore)
+                logs.append(result.stderr[seat])
+                problem = _smoke_problem(result, seat)
+                if problem:
+                    return SmokeCheck(problem, "\n".join(logs), False)
+                if not series.plays_series(seat):
+                    plays_series = False
+                    break
+    return SmokeCheck("", "\n".join(logs), plays_series)
 
 
 #: How much of the end of its stderr a rejected version's reason quotes.

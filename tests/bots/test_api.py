@@ -254,6 +254,7 @@ def test_a_good_py_becomes_ready_once_checked(
     )
     assert (body["number"], body["size"], body["status"]) == (1, len(GOOD_BOT), "ready")
     assert body["status_reason"] == "" and "thinking" in body["check_log"]
+    assert body["plays_series"] is False, "its ready does not say series"
     assert body["checked_at"] is not None
     assert (code_store / body["content_hash"] / "bot.py").read_bytes() == GOOD_BOT
 

@@ -45,8 +45,8 @@ def test_the_starter_bot_plays_whole_matches_in_both_seats(game_id):
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_the_starter_bot_passes_the_upload_check(sandbox, game_id):
     launcher = sandbox.launcher(EXAMPLES / game_id, script="bot.py")
-    problem, _ = smoke_test(get_game(game_id), lambda: launcher)
-    assert problem == ""
+    check = smoke_test(get_game(game_id), lambda: launcher)
+    assert check.problem == "" and check.plays_series, check.log
 
 
 # The Monte Carlo bot (examples/montecarlo): bot.py and a copy of the engine in one upload.
@@ -132,5 +132,5 @@ def test_the_uploaded_montecarlo_zip_passes_the_upload_check_in_the_sandbox(
     zipped = montecarlo_build.with_suffix(".zip")
     code = read_upload(zipped.name, zipped.read_bytes(), UploadLimits())
     stored = store_code(code, tmp_path / "store")
-    problem, log = smoke_test(get_game("snag"), lambda: sandbox.launcher(stored))
-    assert problem == "", log
+    check = smoke_test(get_game("snag"), lambda: sandbox.launcher(stored))
+    assert check.problem == "" and check.plays_series, check.log

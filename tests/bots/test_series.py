@@ -12,6 +12,7 @@ import pytest
 from bots.referee import Limits, MatchResult, ProcessConnection, referee_series_match
 from bots.runner import BuiltinLauncher, LaunchSpec, ScriptLauncher
 from bots.series import Series
+from bots.uploads import smoke_test
 from games.events import ForfeitReason
 from games.rules import get_game
 
@@ -138,3 +139,24 @@ def test_between_two_matches_a_kept_bot_is_frozen_whole(sandbox):
 
 def _ignore(kind: str, payload: dict) -> None:
     pass
+
+
+# The upload check plays a series bot's second match in the same process.
+
+
+def test_the_upload_check_finds_a_bot_that_plays_series_and_one_that_does_not():
+    series_bot = smoke_test(SNAG, lambda: recorder("series"), LIMITS)
+    one_match_bot = smoke_test(SNAG, lambda: recorder(), LIMITS)
+
+    assert series_bot.problem == "" and series_bot.plays_series
+    assert one_match_bot.problem == "" and not one_match_bot.plays_series
+    # Two matches a seat for the series bot, told their places; one for the other.
+    assert series_bot.log.count("match=2/2") == 2 and "match=1/1" not in series_bot.log
+    assert len(START.findall(one_match_bot.log)) == 2
+
+
+def test_the_upload_check_turns_away_a_series_bot_that_breaks_in_its_second_match():
+    check = smoke_test(SNAG, lambda: recorder("series", "crash", "2"), LIMITS)
+
+    assert check.problem.startswith("in seat 0, your bot forfeited (crash)")
+    assert "deliberate crash in match 2" in check.problem and not check.plays_series
