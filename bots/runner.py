@@ -237,7 +237,6 @@ class BotProcess:
 
     def send(self, line: bytes, timeout: float) -> None:
         """Write ``line`` whole within ``timeout`` seconds (thawing the bot: it must read it)."""
-        self.thaw()
         self._write(line, monotonic() + timeout)
 
     def request(self, line: bytes, timeout: float) -> tuple[bytes, float]:
@@ -252,7 +251,6 @@ class BotProcess:
         """
         if self._buffer:
             raise UnsolicitedOutput(f"the bot wrote output nobody asked for: {self._excerpt()}")
-        self.thaw()
         started = monotonic()
         if self._control is None:
             deadline = started + timeout
@@ -262,7 +260,10 @@ class BotProcess:
         deadline = started + WALL_BACKSTOP_FACTOR * timeout
         self._write(line, deadline)
         reply = self._read_line(deadline, cpu_limit=timeout)
-        return reply, self._charge_cpu()
+        charged = self._charge_cpu()
+        if charged > timeout:  # it ran out between two readings, then replied
+            raise BotTimedOut("the bot did not reply before its CPU time ran out")
+        return reply, charged
 
     def receive(self, timeout: float) -> bytes:
         """The next line the bot writes within ``timeout`` seconds of the wall clock."""
@@ -340,12 +341,20 @@ class BotProcess:
         self.close()
 
     def _write(self, line: bytes, deadline: float) -> None:
+        """Write ``line`` and thaw the bot: it must read it.
+
+        The line goes into the pipe first. A bot thawed after that finds it there, where one
+        thawed before it would wake to an empty pipe, sleep again and be woken by the line:
+        a sleep and a wake-up of its process more at every change of turn.
+        """
         try:
             written = os.write(self._stdin, line)
         except BlockingIOError:
             written = 0
         except BrokenPipeError:
+            self.thaw()
             raise BotExited(f"the bot stopped reading its input ({self._exit_status()})") from None
+        self.thaw()
         if written < len(line):
             self._write_slowly(memoryview(line)[written:], deadline)
 
@@ -368,18 +377,27 @@ class BotProcess:
         buffer = self._buffer
         newline = buffer.find(b"\n")
         self._idle_at = monotonic() + IDLE_SECONDS
+        # The CPU time is read only when a wait ends without the line: a reply that comes
+        # within the first wait is checked against its charge (``request``).
+        cpu_left = cpu_limit
         while newline < 0:
             if len(buffer) > MAX_LINE_BYTES:
                 raise LineTooLong(f"the bot wrote a line longer than {MAX_LINE_BYTES} bytes")
-            self._wait_for_output(deadline, cpu_limit)
+            self._wait_for_output(deadline, cpu_limit, cpu_left)
             newline = buffer.find(b"\n")
+            if cpu_limit is not None and newline < 0:
+                cpu_left = cpu_limit - (self._control.cpu_seconds() - self._cpu_mark)
         if newline > MAX_LINE_BYTES:
             raise LineTooLong(f"the bot wrote a line longer than {MAX_LINE_BYTES} bytes")
         line = bytes(buffer[:newline])
         del buffer[: newline + 1]
         return line
 
-    def _wait_for_output(self, deadline: float, cpu_limit: float | None) -> None:
+    def _wait_for_output(
+        self, deadline: float, cpu_limit: float | None, cpu_left: float | None
+    ) -> None:
+        """Wait for output until the deadline, or until ``cpu_left`` (the CPU time left of
+        ``cpu_limit``, at most) could be spent, and read what came."""
         now = monotonic()
         remaining = deadline - now
         if remaining <= 0:
@@ -390,11 +408,10 @@ class BotProcess:
                 f" ({WALL_BACKSTOP_FACTOR:g} times its {cpu_limit:g} s of CPU time)"
             )
         wait = remaining
-        if cpu_limit is not None:
-            left = cpu_limit - (self._control.cpu_seconds() - self._cpu_mark)
-            if left <= 0:
+        if cpu_left is not None:
+            if cpu_left <= 0:
                 raise BotTimedOut("the bot did not reply before its CPU time ran out")
-            wait = min(wait, max(left / self._cpus, _CPU_SLICE_SECONDS))
+            wait = min(wait, max(cpu_left / self._cpus, _CPU_SLICE_SECONDS))
         if self.on_idle is not None:
             wait = min(wait, max(0.0, self._idle_at - now))
         ready = self._poller.poll(math.ceil(wait * 1000))
