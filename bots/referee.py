@@ -372,7 +372,8 @@ class ProcessConnection:
 
     With ``series`` the process may play several matches: a bot whose first ``ready`` says
     ``"series": true`` is kept, frozen, after a match it did not forfeit, and the next
-    ``open`` sends its ``start`` to the same process. Otherwise each ``open`` starts one.
+    ``open`` empties its private folders (a sandboxed bot's ``/tmp`` and ``/dev/shm``) and
+    sends its ``start`` to the same process. Otherwise each ``open`` starts one.
     """
 
     def __init__(
@@ -397,8 +398,10 @@ class ProcessConnection:
         self._start, self._reused = start, False
         if self._process is not None and self._process.running:
             self._reused = True
-            with contextlib.suppress(BotExited):
+            # Its memory stays; its files go. Where they cannot, a fresh process plays.
+            with contextlib.suppress(BotExited, OSError):
                 self._process.on_idle = self.on_idle
+                self._process.empty_files()
                 self._process.send(encode(start), timeout=1.0)
                 return
         self._open_fresh()

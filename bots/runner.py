@@ -92,6 +92,10 @@ class LaunchSpec:
     #: Freezes and meters everything the bot runs (the sandbox's slot); ``None``: a trusted
     #: bot, never frozen, timed by the wall clock.
     control: ProcessControl | None = None
+    #: Given the pid of the started process, empties the folders private to the bot that it
+    #: can write (the sandbox's ``/tmp`` and ``/dev/shm``); ``OSError`` if it cannot. Called
+    #: between two matches of a series. ``None``: a trusted bot, which has no private folder.
+    empty_files: Callable[[int], None] | None = None
 
 
 class BotLauncher(Protocol):
@@ -171,6 +175,7 @@ class BotProcess:
         self._token = secrets.token_hex(8)
         self._on_close = spec.on_close
         self._control = spec.control
+        self._empty_files = spec.empty_files
         self._frozen = False
         #: The CPU time read when the bot last wrote a line: a request is charged from there.
         self._cpu_mark = 0.0 if spec.control is None else spec.control.cpu_seconds()
@@ -234,6 +239,14 @@ class BotProcess:
         if self._frozen:
             self._frozen = False
             self._control.thaw()
+
+    def empty_files(self) -> None:
+        """Freeze the bot and empty the folders private to it (``LaunchSpec.empty_files``):
+        the next match of a series starts without the files of the last. ``OSError`` if
+        they could not be emptied."""
+        if self._empty_files is not None:
+            self.freeze()
+            self._empty_files(self.pid)
 
     def send(self, line: bytes, timeout: float) -> None:
         """Write ``line`` whole within ``timeout`` seconds (thawing the bot: it must read it)."""

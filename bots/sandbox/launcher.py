@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..runner import BOT_ENVIRONMENT, LaunchSpec
 from .reach import reachable_code_dir
+from .scratch import empty_private_folders
 from .slots import acquire_slot
 
 if TYPE_CHECKING:
@@ -181,6 +182,7 @@ class SandboxLauncher:
             pass_fds=(filter_fd,),
             on_close=release,
             control=control,
+            empty_files=empty_private_folders,
         )
 
     def __str__(self) -> str:

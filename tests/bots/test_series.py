@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
 import time
@@ -11,6 +12,7 @@ import pytest
 
 from bots.referee import Limits, MatchResult, ProcessConnection, referee_series_match
 from bots.runner import BuiltinLauncher, LaunchSpec, ScriptLauncher
+from bots.sandbox.scratch import MAX_ENTRIES
 from bots.series import Series
 from games.events import ForfeitReason
 from games.rules import get_game
@@ -133,6 +135,63 @@ def test_between_two_matches_a_kept_bot_is_frozen_whole(sandbox):
 
     assert len(ponderer.controls) == 1, "one process played both matches"
     assert used <= 0.011, f"between matches it still used {used:.3f} s"
+    assert stray_sandbox_processes() == []
+
+
+FILES = re.compile(r"files process=(\w+) match=(\d+) tmp=(\[.*?\]) shm=(\[.*?\]) held=(.*)")
+
+
+def files_noted(result: MatchResult, seat: int) -> list[tuple[str, int, list, list, str]]:
+    """What ``series_files.py`` in ``seat`` saw of its files at this match's ``start``."""
+    return [
+        (process, int(match), ast.literal_eval(tmp), ast.literal_eval(shm), held)
+        for process, match, tmp, shm, held in FILES.findall(result.stderr[seat])
+    ]
+
+
+def play_sandboxed_series(sandbox, bot_args: tuple[str, ...], matches: int) -> list[MatchResult]:
+    players = [
+        sandbox.launcher(HONEST, script="series_files.py", args=bot_args),
+        sandbox.launcher(HONEST, script="series_recorder.py", args=("series",)),
+    ]
+    with Series(players, matches=matches) as series:
+        return [
+            series.play(SNAG, SNAG.new_match(seed, {"target": 1}), limits=LIMITS, emit=_ignore)
+            for seed in range(matches)
+        ]
+
+
+@pytest.mark.sandbox
+def test_files_a_bot_wrote_are_gone_at_its_next_match_and_its_memory_stays(sandbox, tmp_path):
+    # Symlinks to this folder of the host's, planted in /tmp, must be removed, not followed.
+    host = tmp_path / "host"
+    host.mkdir()
+    (host / "canary.txt").write_text("still here")
+    results = play_sandboxed_series(sandbox, ("plant", str(host)), matches=3)
+
+    assert all(result.forfeit is None for result in results), [r.forfeit for r in results]
+    noted = [files_noted(result, 0) for result in results]
+    assert [len(lines) for lines in noted] == [1, 1, 1]
+    (first, second, third) = (lines[0] for lines in noted)
+    assert first[0] == second[0] == third[0], "one process played the whole series"
+    assert first[1:] == (1, [], [], "none")
+    # Its /tmp and /dev/shm are empty at each later match; the file it kept open since
+    # match 1 is still readable through its descriptor (memory, not a file of the folder).
+    assert second[1:] == (2, [], [], "held since match 1")
+    assert third[1:] == (3, [], [], "held since match 1")
+    assert sorted(p.name for p in host.iterdir()) == ["canary.txt"]
+    assert (host / "canary.txt").read_text() == "still here"
+    assert stray_sandbox_processes() == []
+
+
+@pytest.mark.sandbox
+def test_a_bot_that_leaves_too_many_files_to_empty_gets_a_fresh_process(sandbox):
+    results = play_sandboxed_series(sandbox, ("flood", str(MAX_ENTRIES)), matches=2)
+
+    assert all(result.forfeit is None for result in results), [r.forfeit for r in results]
+    (first,), (second,) = (files_noted(result, 0) for result in results)
+    assert first[0] != second[0], "the second match was played by a fresh process"
+    assert second[1:] == (2, [], [], "none")
     assert stray_sandbox_processes() == []
 
 
