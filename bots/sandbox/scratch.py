@@ -11,7 +11,7 @@ The folders' contents are the bot's: names may be symlinks to host paths, folder
 nested deep or hold many entries. Every step goes from an open descriptor to a name in it,
 never following a symlink (``O_NOFOLLOW``, ``unlink``/``rmdir`` relative to the folder),
 so nothing outside the two folders is touched. The work is bounded: a bot that left more
-than ``MAX_ENTRIES`` entries, or folders deeper than ``MAX_DEPTH``, is not cleaned, and the
+than ``MAX_ENTRIES`` entries, or folders deeper than ``MAX_DEPTH``, is left as it is and the
 caller gives its seat a fresh process instead (a fresh sandbox has empty folders).
 
 A file the bot still holds open keeps its content, readable through that descriptor, until
@@ -21,7 +21,6 @@ the bot closes it: removing it only removes its name.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 #: The folders a sandboxed bot can write, inside its sandbox (``launcher._bwrap_options``).
 PRIVATE_FOLDERS = ("tmp", "dev/shm")
@@ -38,24 +37,45 @@ class FilesNotEmptied(OSError):
     sandbox found): its seat needs a fresh process."""
 
 
-def empty_private_folders(pid: int) -> None:
-    """Remove everything in the private ``/tmp`` and ``/dev/shm`` of the sandbox whose
-    outermost process (bubblewrap, the one the runner started) is ``pid``.
+class PrivateFolders:
+    """The private ``/tmp`` and ``/dev/shm`` of one sandboxed bot: found at the first
+    ``empty`` and held open until ``close`` (finding them costs ten times emptying them)."""
 
-    Every process of the bot must be frozen. ``OSError`` (``FilesNotEmptied`` among them)
-    when the folders cannot be emptied; some entries may be gone by then.
-    """
-    proc = _inner_process(pid)
-    try:
+    def __init__(self) -> None:
+        self._folders: list[int] | None = None
+
+    def empty(self, pid: int) -> None:
+        """Remove everything in the folders of the sandbox whose outermost process
+        (bubblewrap, the one the runner started) is ``pid``.
+
+        Every process of the bot must be frozen. ``OSError`` (``FilesNotEmptied`` among
+        them) when the folders cannot be emptied; some entries may be gone by then.
+        """
+        if self._folders is None:
+            self._folders = _open_private_folders(pid)
         budget = MAX_ENTRIES
+        for folder in self._folders:
+            budget = empty_folder(folder, budget, MAX_DEPTH)
+
+    def close(self) -> None:
+        folders, self._folders = self._folders or [], None
+        for folder in folders:
+            os.close(folder)
+
+
+def _open_private_folders(pid: int) -> list[int]:
+    proc = _inner_process(pid)
+    folders: list[int] = []
+    try:
         for folder in PRIVATE_FOLDERS:
-            fd = os.open(f"root/{folder}", _OPEN_FOLDER, dir_fd=proc)
-            try:
-                budget = empty_folder(fd, budget, MAX_DEPTH)
-            finally:
-                os.close(fd)
+            folders.append(os.open(f"root/{folder}", _OPEN_FOLDER, dir_fd=proc))
+    except OSError:
+        for fd in folders:
+            os.close(fd)
+        raise
     finally:
         os.close(proc)
+    return folders
 
 
 def _inner_process(pid: int) -> int:
@@ -78,12 +98,14 @@ def _inner_process(pid: int) -> int:
 
 
 def _children(pid: int) -> list[int]:
-    listed = Path(f"/proc/{pid}/task/{pid}/children")
-    if listed.exists():
-        return [int(child) for child in listed.read_text().split()]
-    return [  # a kernel without CONFIG_PROC_CHILDREN: every process, filtered by parent
-        int(name) for name in os.listdir("/proc") if name.isdigit()
-    ]
+    try:
+        fd = os.open(f"/proc/{pid}/task/{pid}/children", os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:  # no CONFIG_PROC_CHILDREN: every process, filtered by parent
+        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    try:
+        return [int(child) for child in os.read(fd, 4096).split()]
+    finally:
+        os.close(fd)
 
 
 def _parent(proc: int) -> int:

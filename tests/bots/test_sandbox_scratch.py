@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bots.sandbox.scratch import FilesNotEmptied, empty_folder, empty_private_folders
+from bots.sandbox.scratch import FilesNotEmptied, PrivateFolders, empty_folder
 
 
 @contextmanager
@@ -77,7 +77,7 @@ def test_a_process_outside_any_sandbox_has_no_private_folder_to_empty():
         while children.exists() and not children.read_text().split():
             time.sleep(0.01)  # until the shell has started its child
         with pytest.raises(FilesNotEmptied, match="no sandbox"):
-            empty_private_folders(process.pid)
+            PrivateFolders().empty(process.pid)
     finally:
         process.kill()
         process.wait()
