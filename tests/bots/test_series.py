@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from bots.referee import Limits, MatchResult, ProcessConnection, referee_series_match
+from bots.referee import (
+    Limits,
+    MatchResult,
+    ProcessConnection,
+    referee_match,
+    referee_series_match,
+)
 from bots.runner import BuiltinLauncher, LaunchSpec, ScriptLauncher
 from bots.sandbox.scratch import MAX_ENTRIES
 from bots.series import Series
@@ -97,6 +103,33 @@ def test_built_in_bots_play_a_series_through_the_same_processes():
 
     assert [result.forfeit for result in results] == [None, None, None]
     assert all(result.decisions > 0 for result in results)
+
+
+def test_a_seeded_built_in_bot_plays_match_n_of_a_series_as_a_fresh_one_seeded_n_1_later():
+    seeds = (7, 8, 9)
+    in_series, alone = Moves(), Moves()
+    with Series([BuiltinLauncher("random", 7), BuiltinLauncher("random", 7)], matches=3) as series:
+        for seed in seeds:
+            state = SNAG.new_match(seed, {"target": 5})
+            series.play(SNAG, state, limits=LIMITS, emit=in_series.emit)
+    for seed in seeds:
+        players = [BuiltinLauncher("random", seed), BuiltinLauncher("random", seed)]
+        state = SNAG.new_match(seed, {"target": 5})
+        referee_match(SNAG, state, players, limits=LIMITS, emit=alone.emit)
+
+    assert len(in_series.moves) > 3 * 10
+    assert in_series.moves == alone.moves
+
+
+@dataclasses.dataclass
+class Moves:
+    """The seat and action of every decision emitted, in order."""
+
+    moves: list = dataclasses.field(default_factory=list)
+
+    def emit(self, kind: str, payload: dict) -> None:
+        if kind == "decision":
+            self.moves.append((payload["seat"], payload["action"]))
 
 
 @dataclasses.dataclass
