@@ -14,10 +14,11 @@ alone: it is returned in ``MatchResult.stderr`` and never put in an event.
 
 Only the bot to move runs (``docs/bot-protocol.md``, "Fair play"): each bot starts while the
 other is frozen, and whenever the seat to move changes the other seat's bot is frozen whole
-(a sandboxed bot's every process; a trusted one is left running) and the mover's thawed.
-Both are thawed to be told the result. A sandboxed bot's decision is charged the CPU time
-its own processes used (``BotProcess.request``), and that is what the limits and the time
-bank count and what ``think_us`` records; a trusted bot's, the wall-clock time.
+(a sandboxed bot's every process; a trusted one is left running). A frozen bot is thawed
+once a line for it is in its pipe: its ``decide``, or its ``end`` (both are told the
+result). A sandboxed bot's decision is charged the CPU time its own processes used
+(``BotProcess.request``), and that is what the limits and the time bank count and what
+``think_us`` records; a trusted bot's, the wall-clock time.
 
 A player is a ``BotLauncher`` (a bot process, see ``bots.runner``) or a ``StrategyPlayer``
 (a strategy called in this process, for tests and benchmarks): the referee sees both
@@ -112,15 +113,15 @@ class Connection(Protocol):
         """The bot's ``ready`` reply."""
 
     def freeze(self) -> None:
-        """Stop the bot until it is thawed or sent a message: it is not its turn."""
-
-    def thaw(self) -> None: ...
+        """Stop the bot until it is sent a message: it is not its turn."""
 
     def decide(self, message: Message, timeout: float) -> tuple[Message, float]:
-        """The bot's reply to ``message`` and the seconds it was charged."""
+        """The bot's reply to ``message`` and the seconds it was charged; a frozen bot is
+        thawed once ``message`` is written to it."""
 
     def end(self, message: Message) -> None:
-        """Tell the bot the result if it still listens; never raises, never waits."""
+        """Tell the bot the result if it still listens (thawed to read it); never raises,
+        never waits."""
 
     def close(self) -> None: ...
 
@@ -263,10 +264,10 @@ class _Match:
             connection.freeze()
 
     def _give_turn(self, seat: int) -> None:
-        """Let the bot of ``seat`` run, the other frozen (only when the seat changes)."""
+        """Freeze the other seat's bot when the seat to move changes. The mover's bot is
+        thawed by its ``decide``, once the line is in its pipe (``BotProcess.request``)."""
         if self.running != seat:
             self.connections[1 - seat].freeze()
-            self.connections[seat].thaw()
             self.running = seat
 
     def _play_one_decision(self) -> None:
@@ -341,8 +342,7 @@ class _Match:
         scores = self.state.scores
         self.emit("match_finished", {"winner": winner, "scores": scores, "reason": reason.value})
         for connection in self.connections:
-            connection.thaw()
-            connection.end(end_message(winner, scores, reason.value))
+            connection.end(end_message(winner, scores, reason.value))  # thawed to read it
         return MatchResult(winner, (scores[0], scores[1]), reason, self.decisions, forfeit)
 
     def _close_all(self) -> None:
@@ -372,7 +372,8 @@ class ProcessConnection:
 
     With ``series`` the process may play several matches: a bot whose first ``ready`` says
     ``"series": true`` is kept, frozen, after a match it did not forfeit, and the next
-    ``open`` sends its ``start`` to the same process. Otherwise each ``open`` starts one.
+    ``open`` empties its private folders (a sandboxed bot's ``/tmp`` and ``/dev/shm``) and
+    sends its ``start`` to the same process. Otherwise each ``open`` starts one.
     """
 
     def __init__(
@@ -397,8 +398,10 @@ class ProcessConnection:
         self._start, self._reused = start, False
         if self._process is not None and self._process.running:
             self._reused = True
-            with contextlib.suppress(BotExited):
+            # Its memory stays; its files go. Where they cannot, a fresh process plays.
+            with contextlib.suppress(BotExited, OSError):
                 self._process.on_idle = self.on_idle
+                self._process.empty_files()
                 self._process.send(encode(start), timeout=1.0)
                 return
         self._open_fresh()
@@ -439,10 +442,6 @@ class ProcessConnection:
     def freeze(self) -> None:
         if self._process is not None:
             self._process.freeze()
-
-    def thaw(self) -> None:
-        if self._process is not None:
-            self._process.thaw()
 
     def decide(self, message: Message, timeout: float) -> tuple[Message, float]:
         line, seconds = self._process.request(encode(message), timeout)
@@ -491,9 +490,6 @@ class StrategyConnection:
 
     def freeze(self) -> None:
         pass  # nothing runs between its calls
-
-    def thaw(self) -> None:
-        pass
 
     def decide(self, message: Message, timeout: float) -> tuple[Message, float]:
         started = monotonic()

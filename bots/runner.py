@@ -92,6 +92,10 @@ class LaunchSpec:
     #: Freezes and meters everything the bot runs (the sandbox's slot); ``None``: a trusted
     #: bot, never frozen, timed by the wall clock.
     control: ProcessControl | None = None
+    #: Given the pid of the started process, empties the folders private to the bot that it
+    #: can write (the sandbox's ``/tmp`` and ``/dev/shm``); ``OSError`` if it cannot. Called
+    #: between two matches of a series. ``None``: a trusted bot, which has no private folder.
+    empty_files: Callable[[int], None] | None = None
 
 
 class BotLauncher(Protocol):
@@ -171,6 +175,7 @@ class BotProcess:
         self._token = secrets.token_hex(8)
         self._on_close = spec.on_close
         self._control = spec.control
+        self._empty_files = spec.empty_files
         self._frozen = False
         #: The CPU time read when the bot last wrote a line: a request is charged from there.
         self._cpu_mark = 0.0 if spec.control is None else spec.control.cpu_seconds()
@@ -235,9 +240,16 @@ class BotProcess:
             self._frozen = False
             self._control.thaw()
 
+    def empty_files(self) -> None:
+        """Freeze the bot and empty the folders private to it (``LaunchSpec.empty_files``):
+        the next match of a series starts without the files of the last. ``OSError`` if
+        they could not be emptied."""
+        if self._empty_files is not None:
+            self.freeze()
+            self._empty_files(self.pid)
+
     def send(self, line: bytes, timeout: float) -> None:
         """Write ``line`` whole within ``timeout`` seconds (thawing the bot: it must read it)."""
-        self.thaw()
         self._write(line, monotonic() + timeout)
 
     def request(self, line: bytes, timeout: float) -> tuple[bytes, float]:
@@ -252,7 +264,6 @@ class BotProcess:
         """
         if self._buffer:
             raise UnsolicitedOutput(f"the bot wrote output nobody asked for: {self._excerpt()}")
-        self.thaw()
         started = monotonic()
         if self._control is None:
             deadline = started + timeout
@@ -262,7 +273,10 @@ class BotProcess:
         deadline = started + WALL_BACKSTOP_FACTOR * timeout
         self._write(line, deadline)
         reply = self._read_line(deadline, cpu_limit=timeout)
-        return reply, self._charge_cpu()
+        charged = self._charge_cpu()
+        if charged > timeout:  # it ran out between two readings, then replied
+            raise BotTimedOut("the bot did not reply before its CPU time ran out")
+        return reply, charged
 
     def receive(self, timeout: float) -> bytes:
         """The next line the bot writes within ``timeout`` seconds of the wall clock."""
@@ -340,12 +354,20 @@ class BotProcess:
         self.close()
 
     def _write(self, line: bytes, deadline: float) -> None:
+        """Write ``line`` and thaw the bot: it must read it.
+
+        The line goes into the pipe first. A bot thawed after that finds it there, where one
+        thawed before it would wake to an empty pipe, sleep again and be woken by the line:
+        a sleep and a wake-up of its process more at every change of turn.
+        """
         try:
             written = os.write(self._stdin, line)
         except BlockingIOError:
             written = 0
         except BrokenPipeError:
+            self.thaw()
             raise BotExited(f"the bot stopped reading its input ({self._exit_status()})") from None
+        self.thaw()
         if written < len(line):
             self._write_slowly(memoryview(line)[written:], deadline)
 
@@ -368,18 +390,27 @@ class BotProcess:
         buffer = self._buffer
         newline = buffer.find(b"\n")
         self._idle_at = monotonic() + IDLE_SECONDS
+        # The CPU time is read only when a wait ends without the line: a reply that comes
+        # within the first wait is checked against its charge (``request``).
+        cpu_left = cpu_limit
         while newline < 0:
             if len(buffer) > MAX_LINE_BYTES:
                 raise LineTooLong(f"the bot wrote a line longer than {MAX_LINE_BYTES} bytes")
-            self._wait_for_output(deadline, cpu_limit)
+            self._wait_for_output(deadline, cpu_limit, cpu_left)
             newline = buffer.find(b"\n")
+            if cpu_limit is not None and newline < 0:
+                cpu_left = cpu_limit - (self._control.cpu_seconds() - self._cpu_mark)
         if newline > MAX_LINE_BYTES:
             raise LineTooLong(f"the bot wrote a line longer than {MAX_LINE_BYTES} bytes")
         line = bytes(buffer[:newline])
         del buffer[: newline + 1]
         return line
 
-    def _wait_for_output(self, deadline: float, cpu_limit: float | None) -> None:
+    def _wait_for_output(
+        self, deadline: float, cpu_limit: float | None, cpu_left: float | None
+    ) -> None:
+        """Wait for output until the deadline, or until ``cpu_left`` (the CPU time left of
+        ``cpu_limit``, at most) could be spent, and read what came."""
         now = monotonic()
         remaining = deadline - now
         if remaining <= 0:
@@ -390,11 +421,10 @@ class BotProcess:
                 f" ({WALL_BACKSTOP_FACTOR:g} times its {cpu_limit:g} s of CPU time)"
             )
         wait = remaining
-        if cpu_limit is not None:
-            left = cpu_limit - (self._control.cpu_seconds() - self._cpu_mark)
-            if left <= 0:
+        if cpu_left is not None:
+            if cpu_left <= 0:
                 raise BotTimedOut("the bot did not reply before its CPU time ran out")
-            wait = min(wait, max(left / self._cpus, _CPU_SLICE_SECONDS))
+            wait = min(wait, max(cpu_left / self._cpus, _CPU_SLICE_SECONDS))
         if self.on_idle is not None:
             wait = min(wait, max(0.0, self._idle_at - now))
         ready = self._poller.poll(math.ceil(wait * 1000))

@@ -4,8 +4,10 @@ Starting two interpreters is most of a short sandboxed match's cost (``docs/benc
 A bot that says in its first ``ready`` that it plays series (protocol version 2,
 ``docs/bot-protocol.md``) is kept between the matches of a series, frozen, and gets the next
 match's ``start`` in the same process; each match is still refereed on its own (its own
-log, stderr, limits, time bank and CPU count). A bot that did not declare series, or that
-forfeited, is closed after its match and a fresh process plays its seat in the next one.
+log, stderr, limits, time bank and CPU count). What the process keeps in memory persists;
+its files do not: a sandboxed bot's private ``/tmp`` and ``/dev/shm`` are emptied before
+each match after the first (``bots.sandbox.scratch``). A bot that did not declare series, or
+that forfeited, is closed after its match and a fresh process plays its seat in the next one.
 
 The seats are fixed for the whole series: a process always plays the same seat, so the
 twin of a duplicate match (same deal, seats swapped) is never played by it.

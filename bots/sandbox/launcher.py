@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..runner import BOT_ENVIRONMENT, LaunchSpec
 from .reach import reachable_code_dir
+from .scratch import PrivateFolders
 from .slots import acquire_slot
 
 if TYPE_CHECKING:
@@ -169,8 +170,10 @@ class SandboxLauncher:
             slot, code_dir, (self.script, *self.args), self.limits, filter_fd=filter_fd
         )
         control = self.sandbox.slot_control(slot)
+        folders = PrivateFolders()
 
         def release() -> None:
+            folders.close()
             control.close()
             slot.release()
 
@@ -181,6 +184,7 @@ class SandboxLauncher:
             pass_fds=(filter_fd,),
             on_close=release,
             control=control,
+            empty_files=folders.empty,
         )
 
     def __str__(self) -> str:

@@ -40,9 +40,6 @@ class RecordingConnection:
     def freeze(self) -> None:
         self.inner.freeze()
 
-    def thaw(self) -> None:
-        self.inner.thaw()
-
     def decide(self, message: Message, timeout: float) -> tuple[Message, float]:
         self.note("->", message)
         reply, seconds = self.inner.decide(message, timeout)

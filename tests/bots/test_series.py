@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
 import time
@@ -9,8 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from bots.referee import Limits, MatchResult, ProcessConnection, referee_series_match
+from bots.referee import (
+    Limits,
+    MatchResult,
+    ProcessConnection,
+    referee_match,
+    referee_series_match,
+)
 from bots.runner import BuiltinLauncher, LaunchSpec, ScriptLauncher
+from bots.sandbox.scratch import MAX_ENTRIES
 from bots.series import Series
 from bots.uploads import smoke_test
 from games.events import ForfeitReason
@@ -98,6 +106,33 @@ def test_built_in_bots_play_a_series_through_the_same_processes():
     assert all(result.decisions > 0 for result in results)
 
 
+def test_a_seeded_built_in_bot_plays_match_n_of_a_series_as_a_fresh_one_seeded_n_1_later():
+    seeds = (7, 8, 9)
+    in_series, alone = Moves(), Moves()
+    with Series([BuiltinLauncher("random", 7), BuiltinLauncher("random", 7)], matches=3) as series:
+        for seed in seeds:
+            state = SNAG.new_match(seed, {"target": 5})
+            series.play(SNAG, state, limits=LIMITS, emit=in_series.emit)
+    for seed in seeds:
+        players = [BuiltinLauncher("random", seed), BuiltinLauncher("random", seed)]
+        state = SNAG.new_match(seed, {"target": 5})
+        referee_match(SNAG, state, players, limits=LIMITS, emit=alone.emit)
+
+    assert len(in_series.moves) > 3 * 10
+    assert in_series.moves == alone.moves
+
+
+@dataclasses.dataclass
+class Moves:
+    """The seat and action of every decision emitted, in order."""
+
+    moves: list = dataclasses.field(default_factory=list)
+
+    def emit(self, kind: str, payload: dict) -> None:
+        if kind == "decision":
+            self.moves.append((payload["seat"], payload["action"]))
+
+
 @dataclasses.dataclass
 class _Remembering:
     """A launcher that keeps the control of each spec it hands out."""
@@ -134,6 +169,63 @@ def test_between_two_matches_a_kept_bot_is_frozen_whole(sandbox):
 
     assert len(ponderer.controls) == 1, "one process played both matches"
     assert used <= 0.011, f"between matches it still used {used:.3f} s"
+    assert stray_sandbox_processes() == []
+
+
+FILES = re.compile(r"files process=(\w+) match=(\d+) tmp=(\[.*?\]) shm=(\[.*?\]) held=(.*)")
+
+
+def files_noted(result: MatchResult, seat: int) -> list[tuple[str, int, list, list, str]]:
+    """What ``series_files.py`` in ``seat`` saw of its files at this match's ``start``."""
+    return [
+        (process, int(match), ast.literal_eval(tmp), ast.literal_eval(shm), held)
+        for process, match, tmp, shm, held in FILES.findall(result.stderr[seat])
+    ]
+
+
+def play_sandboxed_series(sandbox, bot_args: tuple[str, ...], matches: int) -> list[MatchResult]:
+    players = [
+        sandbox.launcher(HONEST, script="series_files.py", args=bot_args),
+        sandbox.launcher(HONEST, script="series_recorder.py", args=("series",)),
+    ]
+    with Series(players, matches=matches) as series:
+        return [
+            series.play(SNAG, SNAG.new_match(seed, {"target": 1}), limits=LIMITS, emit=_ignore)
+            for seed in range(matches)
+        ]
+
+
+@pytest.mark.sandbox
+def test_files_a_bot_wrote_are_gone_at_its_next_match_and_its_memory_stays(sandbox, tmp_path):
+    # Symlinks to this folder of the host's, planted in /tmp, must be removed, not followed.
+    host = tmp_path / "host"
+    host.mkdir()
+    (host / "canary.txt").write_text("still here")
+    results = play_sandboxed_series(sandbox, ("plant", str(host)), matches=3)
+
+    assert all(result.forfeit is None for result in results), [r.forfeit for r in results]
+    noted = [files_noted(result, 0) for result in results]
+    assert [len(lines) for lines in noted] == [1, 1, 1]
+    (first, second, third) = (lines[0] for lines in noted)
+    assert first[0] == second[0] == third[0], "one process played the whole series"
+    assert first[1:] == (1, [], [], "none")
+    # Its /tmp and /dev/shm are empty at each later match; the file it kept open since
+    # match 1 is still readable through its descriptor (memory, not a file of the folder).
+    assert second[1:] == (2, [], [], "held since match 1")
+    assert third[1:] == (3, [], [], "held since match 1")
+    assert sorted(p.name for p in host.iterdir()) == ["canary.txt"]
+    assert (host / "canary.txt").read_text() == "still here"
+    assert stray_sandbox_processes() == []
+
+
+@pytest.mark.sandbox
+def test_a_bot_that_leaves_too_many_files_to_empty_gets_a_fresh_process(sandbox):
+    results = play_sandboxed_series(sandbox, ("flood", str(MAX_ENTRIES)), matches=2)
+
+    assert all(result.forfeit is None for result in results), [r.forfeit for r in results]
+    (first,), (second,) = (files_noted(result, 0) for result in results)
+    assert first[0] != second[0], "the second match was played by a fresh process"
+    assert second[1:] == (2, [], [], "none")
     assert stray_sandbox_processes() == []
 
 
