@@ -58,7 +58,9 @@ class State:
         while link is not None:
             if len(link) == 4:
                 link, seat, key, value = link
-                entries.append({"seat": seat, key: own_copy(value)})
+                if value.__class__ in _COPIED:
+                    value = own_copy(value)
+                entries.append({"seat": seat, key: value})
             else:
                 link, entry = link
                 entries.append(own_copy(entry))
@@ -333,8 +335,16 @@ def own_copy(value: Any) -> Any:
     through this.
     """
     cls = value.__class__
+    # Most items are strings and numbers: tested inline, they cost no call (an observation
+    # copies a deal's whole history at every decision).
     if cls is dict:
-        return {key: own_copy(item) for key, item in value.items()}
+        return {
+            key: own_copy(item) if item.__class__ in _COPIED else item
+            for key, item in value.items()
+        }
     if cls is list:
-        return [own_copy(item) for item in value]
+        return [own_copy(item) if item.__class__ in _COPIED else item for item in value]
     return value
+
+
+_COPIED = frozenset((dict, list))
