@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from bots.models import BotVersion
 from games.rules import get_game
 from matches.models import Match
 from matches.services import match_claim, match_create, match_event_writer, match_seats_create
@@ -174,6 +175,14 @@ def test_an_unrated_bot_has_no_chart(client, db):
     [version] = bot_versions(1)
     page = text(client.get(f"/bots/{version.bot_id}/"))
     assert "No rated set yet" in page and "No match yet" in page
+
+
+def test_the_bot_page_says_which_versions_play_series(client, db):
+    [version] = bot_versions(1)
+    BotVersion.objects.filter(pk=version.pk).update(plays_series=False)
+    assert "plays series" not in text(client.get(f"/bots/{version.bot_id}/"))
+    BotVersion.objects.filter(pk=version.pk).update(plays_series=True)
+    assert "plays series" in text(client.get(f"/bots/{version.bot_id}/"))
 
 
 def test_the_match_page_carries_the_chapters_and_the_replay_api_urls(client, round_robin):
