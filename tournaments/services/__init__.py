@@ -42,7 +42,7 @@ from ..permissions import can_enter
 from ..selectors import versions_active
 from .scheduling import (
     match_replace,
-    matches_drop,
+    pending_matches_drop,
     tournament_first_round,
     tournament_matches_enqueue,
 )
@@ -243,13 +243,9 @@ def tournament_cancel(*, tournament: Tournament, reason: str, user: Any = None) 
         ).update(status=Status.CANCELLED, status_reason=reason, finished_at=now)
         if cancelled != 1:
             return False
-        pending = list(
-            Match.objects.filter(
-                tournament_match__tournament=tournament, status=Match.Status.PENDING
-            ).values_list("id", flat=True)
+        pending_matches_drop(
+            tournament=tournament, reason="the tournament was cancelled before it was played"
         )
-        # A match a worker claims at this moment is played and kept.
-        matches_drop(match_ids=pending, reason="the tournament was cancelled before it was played")
         if user is not None:
             manual_change_record(
                 user=user, action=ManualChange.Action.CANCEL, reason=reason, tournament=tournament

@@ -333,18 +333,19 @@ def _version_test_record(tournament: Tournament, state: SprtState) -> None:
         losses=state.losses,
         llr=state.llr,
     )
-    pending = Match.objects.filter(
-        tournament_match__tournament=tournament, status=Match.Status.PENDING
-    ).values_list("id", flat=True)
-    matches_drop(
-        match_ids=list(pending), reason="the version test stopped before this match was played"
+    pending_matches_drop(
+        tournament=tournament, reason="the version test stopped before this match was played"
     )
 
 
-def matches_drop(*, match_ids: Sequence[int], reason: str) -> None:
-    """Fail those of a stopping tournament's ``match_ids`` still pending, with ``reason``;
-    their sets will never finish, so they are marked not played."""
-    dropped = matches_fail_pending(match_ids=match_ids)
+def pending_matches_drop(*, tournament: Tournament, reason: str) -> None:
+    """Fail the stopping ``tournament``'s matches still pending, with ``reason``; their sets
+    will never finish, so they are marked not played. A match a worker claims at this moment
+    is played and kept."""
+    pending = Match.objects.filter(
+        tournament_match__tournament=tournament, status=Match.Status.PENDING
+    ).values_list("id", flat=True)
+    dropped = matches_fail_pending(match_ids=list(pending))
     TournamentMatch.objects.filter(match_id__in=dropped).update(failure=reason)
     DuplicateSet.objects.filter(
         matches__match_id__in=dropped, status=DuplicateSet.Status.PLAYING
