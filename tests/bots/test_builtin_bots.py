@@ -114,18 +114,3 @@ def test_main_py_with_an_unknown_strategy_exits_with_the_reason_on_stderr():
         with pytest.raises(BotExited, match="exit status 1"):
             bot.receive(timeout=10)
         assert "No module named 'strategies.no_such_strategy'" in bot.stderr_tail()
-
-
-@pytest.mark.parametrize("game_id", GAMES)
-def test_protocol_lines_are_the_bytes_the_standard_encoder_writes(game_id):
-    import json
-
-    game, rng = get_game(game_id), random.Random(5)
-    state = game.new_match(5)
-    standard = json.JSONEncoder(separators=(",", ":"))
-    for request in range(1, 60):
-        if state.to_play is None:
-            break
-        message = decide_message(request, game.observation(state, state.to_play), 0.25)
-        assert encode(message) == (standard.encode(message) + "\n").encode("ascii")
-        state = game.apply(state, rng.choice(state.legal_actions()))
