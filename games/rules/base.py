@@ -35,7 +35,9 @@ class State:
     dealer: int
     #: Deals started so far (1 during the first deal).
     deal_number: int
-    #: The current deal's history as a chain of links, newest first: ``(earlier, seat, key,
+    #: The current deal's history as a chain of links, newest first: ``(earlier, seat,
+    #: "action", kind, value)`` for a decision ``{"seat": seat, "action": {kind: value}}``
+    #: (its value is most often a string, which needs no copy), ``(earlier, seat, key,
     #: value)`` for the entry ``{"seat": seat, key: value}``, ``(earlier, entry)`` for any
     #: other entry. Appending shares the past instead of copying it, which keeps long deals
     #: (Jam's 200 steps) linear, and the common entry costs one tuple.
@@ -56,7 +58,13 @@ class State:
         entries = []
         link = self._history_tail
         while link is not None:
-            if len(link) == 4:
+            size = len(link)
+            if size == 5:
+                link, seat, key, kind, value = link
+                if value.__class__ in _COPIED:
+                    value = own_copy(value)
+                entries.append({"seat": seat, key: {kind: value}})
+            elif size == 4:
                 link, seat, key, value = link
                 if value.__class__ in _COPIED:
                     value = own_copy(value)
@@ -211,7 +219,7 @@ class Game(Generic[S]):
         # Every field holds an immutable value, so a flat copy of the attributes is a copy.
         new.__dict__ = state.__dict__.copy()
         new._moves = None
-        new._history_tail = (state._history_tail, seat, "action", action)
+        new._history_tail = (state._history_tail, seat, "action", kind, value)
         self._apply(new, seat, action)
         return new
 
