@@ -75,6 +75,10 @@ class ProcessControl(Protocol):
         """CPU time used so far, by all of them, those that ended included; only differences
         between two readings mean anything."""
 
+    def running(self, pid: int) -> None:
+        """The bot wrote its first line, so the launch is done: ``pid`` is the process the
+        runner started (the sandbox's own outermost process, which the bot cannot reach)."""
+
 
 @dataclass(frozen=True)
 class LaunchSpec:
@@ -177,6 +181,8 @@ class BotProcess:
         self._control = spec.control
         self._empty_files = spec.empty_files
         self._frozen = False
+        #: Whether the bot wrote its first line (its control was told, ``ProcessControl``).
+        self._running = False
         #: The CPU time read when the bot last wrote a line: a request is charged from there.
         self._cpu_mark = 0.0 if spec.control is None else spec.control.cpu_seconds()
         #: The bot inherits the runner's CPUs and cannot widen them: its CPU time grows at
@@ -404,6 +410,10 @@ class BotProcess:
             raise LineTooLong(f"the bot wrote a line longer than {MAX_LINE_BYTES} bytes")
         line = bytes(buffer[:newline])
         del buffer[: newline + 1]
+        if not self._running:
+            self._running = True
+            if self._control is not None:
+                self._control.running(self.pid)
         return line
 
     def _wait_for_output(

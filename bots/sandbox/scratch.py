@@ -4,8 +4,8 @@ A bot that plays series keeps its process, and so its memory, from one match to 
 (``docs/bot-protocol.md``, "Series"); its files do not persist. The only folders a
 sandboxed bot can write are its own small tmpfs at ``/tmp`` and ``/dev/shm`` (``launcher``),
 in its own mount namespace. The runner, root on the host, reaches them through
-``/proc/PID/root`` of the sandbox's first process inside that namespace (bubblewrap's init)
-and removes what they hold while the bot is frozen.
+``/proc/PID/root`` of the sandbox's first process inside that namespace (the bot itself,
+bubblewrap running it as pid 1) and removes what they hold while the bot is frozen.
 
 The folders' contents are the bot's: names may be symlinks to host paths, folders may be
 nested deep or hold many entries. Every step goes from an open descriptor to a name in it,
@@ -80,7 +80,7 @@ def _open_private_folders(pid: int) -> list[int]:
 
 def _inner_process(pid: int) -> int:
     """An open ``/proc/CHILD`` of the child of ``pid`` that lives in another mount
-    namespace than this process: the sandbox's init. Never the host's own root."""
+    namespace than this process: the bot, pid 1 of the sandbox. Never the host's own root."""
     ours = os.readlink("/proc/self/ns/mnt")
     for child in _children(pid):
         try:

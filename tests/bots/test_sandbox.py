@@ -76,7 +76,13 @@ def test_the_command_stacks_uid_limits_namespaces_and_the_filter(sandbox):
     text = " ".join(argv)
     assert argv[0] == "setpriv" and f"--reuid={slot.uid}" in argv and "--pdeathsig=KILL" in argv
     assert "prlimit" in argv and "--core=0" in argv and "--nproc=32" in argv
-    for option in ("--unshare-all", "--disable-userns", "--die-with-parent", "--seccomp 5"):
+    for option in (
+        "--unshare-all",
+        "--disable-userns",
+        "--die-with-parent",
+        "--as-pid-1",
+        "--seccomp 5",
+    ):
         assert option in text
     assert f"--ro-bind {HOSTILE} {BOT_MOUNT}" in text
     assert argv[-5:] == (sandbox.interpreter, "-I", "-S", "-B", f"{BOT_MOUNT}/bot.py")
@@ -266,6 +272,11 @@ def test_killing_every_process_it_can_does_not_touch_the_opponent(sandbox):
     assert result.forfeit is None
     assert result.decisions > 10
     assert stray_sandbox_processes() == []
+
+
+def test_the_bot_is_the_first_and_only_process_it_can_see(sandbox):
+    result = play_hostile(sandbox, "attacker.py", "list_processes")
+    assert_forfeit(result, ForfeitReason.CRASH, "pid 1, and no other process in sight")
 
 
 def test_tracing_the_opponent_is_refused(sandbox):

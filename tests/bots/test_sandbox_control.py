@@ -143,3 +143,26 @@ def sleeper(sandbox: Sandbox, factor: str) -> list:
 
 def builtin_random(sandbox: Sandbox):
     return sandbox.launcher(BUILTIN_DIR, script="main.py", args=("random", "7"))
+
+
+def freezer_cgroup(pid: int) -> str:
+    """The freezer cgroup of process ``pid``, as ``/proc/PID/cgroup`` names it (cgroup v1)."""
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        if "freezer" in controllers.split(","):
+            return path
+    raise LookupError(f"process {pid} is in no freezer cgroup")
+
+
+def test_once_the_bot_speaks_only_its_own_processes_are_left_in_its_freezer(sandbox):
+    if sandbox.cgroups is None or sandbox.cgroups.version != 1:
+        pytest.skip("the launcher leaves the freezer on cgroup v1 hosts only")
+    with BotProcess(thief(sandbox, "sleep", "100").launch_spec()) as bot:
+        bot.send(b'{"type": "start", "game": "snag", "seat": 0, "options": {}}\n', timeout=5)
+        bot.receive(timeout=10)
+        children = Path(f"/proc/{bot.pid}/task/{bot.pid}/children").read_text().split()
+        assert len(children) == 1, "bubblewrap's monitor starts the bot itself, no init"
+        bot_cgroup = freezer_cgroup(int(children[0]))
+        monitor_cgroup = freezer_cgroup(bot.pid)
+    assert bot_cgroup.startswith(monitor_cgroup + "/slot-")
+    assert stray_sandbox_processes() == []

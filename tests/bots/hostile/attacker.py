@@ -119,6 +119,15 @@ def kill_everyone(observation):
     return None
 
 
+def list_processes(observation):
+    """Every other process this bot can see: in its own PID namespace, none."""
+    others = sorted(int(name) for name in os.listdir("/proc") if name.isdigit())
+    others.remove(os.getpid())
+    if others:
+        return leaked(f"saw processes {others}")
+    raise ProcessLookupError(f"pid {os.getpid()}, and no other process in sight")
+
+
 def trace_opponent(observation):
     import ctypes
 
