@@ -9,7 +9,6 @@ winning the trick, estimated from the ranks not yet seen, against spending a hig
 from __future__ import annotations
 
 import random
-from collections import Counter
 from itertools import permutations
 
 RANKS = "23456789TJQKA"
@@ -38,12 +37,13 @@ def rank(card: str) -> int:
 
 
 def suit_lengths(cards: list[str]) -> list[int]:
-    return sorted(Counter(card[1] for card in cards).values(), reverse=True)
+    suits = "".join(card[1] for card in cards)
+    return sorted([n for n in map(suits.count, "SHDC") if n], reverse=True)
 
 
-def signed_deal_score(mine: list[str], theirs: list[str]) -> int:
-    """What the deal would score if it ended now: positive for me, negative for them."""
-    my_lengths, their_lengths = suit_lengths(mine), suit_lengths(theirs)
+def signed_deal_score(my_lengths: list[int], their_lengths: list[int]) -> int:
+    """What the deal would score if it ended now, from both sides' ``suit_lengths``: positive
+    for me, negative for them."""
     for index in range(max(len(my_lengths), len(their_lengths))):
         a = my_lengths[index] if index < len(my_lengths) else 0
         b = their_lengths[index] if index < len(their_lengths) else 0
@@ -53,8 +53,10 @@ def signed_deal_score(mine: list[str], theirs: list[str]) -> int:
 
 
 def outlook(mine: list[str], theirs: list[str]) -> float:
-    growth = sum(n * n for n in suit_lengths(mine)) - sum(n * n for n in suit_lengths(theirs))
-    return signed_deal_score(mine, theirs) + GROWTH * growth
+    # Counted once for both terms: the look-ahead calls this hundreds of times a decision.
+    my_lengths, their_lengths = suit_lengths(mine), suit_lengths(theirs)
+    growth = sum(n * n for n in my_lengths) - sum(n * n for n in their_lengths)
+    return signed_deal_score(my_lengths, their_lengths) + GROWTH * growth
 
 
 def takes(observation: dict) -> tuple[list[str], list[str]]:
