@@ -106,6 +106,10 @@ class MatchResult:
 class Connection(Protocol):
     """One bot as the referee sees it. Failures raise ``BotError`` or ``BadReply``."""
 
+    #: Whether ``decide`` only encodes its message: then the observation in it may share
+    #: the state's own parts (``Game.observation``'s ``shared``).
+    encodes: bool
+
     def open(self, start: Message) -> None:
         """Start the bot and send it ``start``."""
 
@@ -272,12 +276,13 @@ class _Match:
 
     def _play_one_decision(self) -> None:
         seat = self.state.to_play
-        observation = self.game.observation(self.state, seat)
+        connection = self.connections[seat]
+        observation = self.game.observation(self.state, seat, shared=connection.encodes)
         allowed = self.limits.decision_seconds + self.bank[seat]
         message = decide_message(self.decisions + 1, observation, round(allowed, 6))
         self._give_turn(seat)
         with self._forfeit_on_failure(seat, starting=False):
-            reply, seconds = self.connections[seat].decide(message, allowed)
+            reply, seconds = connection.decide(message, allowed)
             action = action_of(reply)
         self._draw_from_bank(seat, seconds)
         try:
@@ -375,6 +380,8 @@ class ProcessConnection:
     ``open`` empties its private folders (a sandboxed bot's ``/tmp`` and ``/dev/shm``) and
     sends its ``start`` to the same process. Otherwise each ``open`` starts one.
     """
+
+    encodes = True
 
     def __init__(
         self,
@@ -476,6 +483,8 @@ class ProcessConnection:
 
 class StrategyConnection:
     """A strategy in this process behind the ``Connection`` interface."""
+
+    encodes = False  # the strategy gets the observation itself, and may change it
 
     def __init__(self, choose: Choose, rng: random.Random) -> None:
         self._choose = choose

@@ -45,11 +45,47 @@ class State:
     _scores: tuple[int, int]
     #: The pending decision as ``(kind, legal values)``, computed once per state.
     _moves: Moves | None
+    #: The last history ``_shared_history`` built, as ``(its newest link, its entries)``.
+    _history_built: tuple[Any, tuple[dict[str, Any], ...]] | None = None
 
     @property
     def scores(self) -> list[int]:
         """Match points so far, ``[seat 0, seat 1]``."""
         return list(self._scores)
+
+    def deal_history(self, shared: bool = False) -> tuple[dict[str, Any], ...]:
+        """``history``, or with ``shared`` the state's own entries (``Game.observation``)."""
+        return self._shared_history() if shared else self.history
+
+    def _shared_history(self) -> tuple[dict[str, Any], ...]:
+        """The current deal's history as the state's own entries, never to be changed.
+
+        Built once per state, from where its parent's ended: a state made by ``apply``
+        starts with its parent's (link, entries) pair, and only the links after that link
+        are new. A history reset or amended since has no such link: it is built whole.
+        """
+        tail = self._history_tail
+        known, entries = self._history_built or (None, ())
+        if known is tail:
+            return entries
+        newest_first = []
+        link = tail
+        while link is not None and link is not known:
+            size = len(link)
+            if size == 5:
+                link, seat, key, kind, value = link
+                newest_first.append({"seat": seat, key: {kind: value}})
+            elif size == 4:
+                link, seat, key, value = link
+                newest_first.append({"seat": seat, key: value})
+            else:
+                link, entry = link
+                newest_first.append(entry)
+        if link is not known:
+            entries = ()
+        entries += tuple(reversed(newest_first))
+        self._history_built = (tail, entries)
+        return entries
 
     @property
     def history(self) -> tuple[dict[str, Any], ...]:
@@ -240,11 +276,16 @@ class Game(Generic[S]):
         """Whether a log written under ``rules_version`` replays under these rules."""
         return rules_version == self.rules_version or rules_version in self.same_outcome_versions
 
-    def observation(self, state: S, seat: int) -> dict[str, Any]:
+    def observation(self, state: S, seat: int, *, shared: bool = False) -> dict[str, Any]:
         """All that ``seat`` may know at ``state``, and nothing more, as a JSON-ready dict.
 
         Summaries of finished deals go under keys starting with ``last_`` (``last_deal``):
         they name cards that have since been shuffled back in.
+
+        The dict is the caller's own to change, unless ``shared``: then some of its lists
+        and dicts are the state's own, never to be changed, and the deal's history is not
+        built again at each state. For a caller that only encodes it (the runner writing a
+        decide line), which spares copying the whole history at every decision.
         """
         if seat not in (0, 1):
             raise ValueError(f"seat must be 0 or 1, got {seat!r}")
@@ -259,7 +300,7 @@ class Game(Generic[S]):
             "dealer": state.dealer,
             "deal_number": state.deal_number,
             "options": own_copy(dict(state.options)),
-            **self._view(state, seat),
+            **self._view(state, seat, shared),
         }
 
     def describe(self) -> dict[str, Any]:
@@ -285,7 +326,8 @@ class Game(Generic[S]):
         """
         raise NotImplementedError
 
-    def _view(self, state: S, seat: int) -> dict[str, Any]:
+    def _view(self, state: S, seat: int, shared: bool) -> dict[str, Any]:
+        """The game's own part of ``observation``; ``shared`` as there."""
         raise NotImplementedError
 
     def _normalise(self, action: Any) -> Any:

@@ -27,6 +27,7 @@ class RecordingConnection:
 
     def __init__(self, inner: Connection, seat: int, transcript: list[str]) -> None:
         self.inner, self.seat, self.transcript = inner, seat, transcript
+        self.encodes = inner.encodes
 
     def open(self, start: Message) -> None:
         self.note("->", start)

@@ -264,5 +264,5 @@ class Exposure(Game[ExposureState]):
         else:
             self._deal(state)
 
-    def _view(self, state: ExposureState, seat: int) -> dict[str, Any]:
-        return exposure_view(state, seat)
+    def _view(self, state: ExposureState, seat: int, shared: bool) -> dict[str, Any]:
+        return exposure_view(state, seat, shared)

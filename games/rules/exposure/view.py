@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # the rules module imports this one
     from .rules import ExposureState
 
 
-def exposure_view(state: ExposureState, seat: int) -> dict[str, Any]:
+def exposure_view(state: ExposureState, seat: int, shared: bool = False) -> dict[str, Any]:
     high_rank = state.high_rank
     return {
         "phase": state.phase.value,
@@ -42,6 +42,6 @@ def exposure_view(state: ExposureState, seat: int) -> dict[str, Any]:
         ],
         "tricks_won": list(state.tricks_won),
         "tricks_played": len(state.tricks),
-        "history": list(state.history),
-        "last_deal": own_copy(state.last_deal),
+        "history": list(state.deal_history(shared)),
+        "last_deal": state.last_deal if shared else own_copy(state.last_deal),
     }

@@ -318,5 +318,5 @@ class Jam(Game[JamState]):
         state._scores = (0, 0)
         self._deal(state)
 
-    def _view(self, state: JamState, seat: int) -> dict[str, Any]:
-        return jam_view(state, seat)
+    def _view(self, state: JamState, seat: int, shared: bool) -> dict[str, Any]:
+        return jam_view(state, seat, shared)

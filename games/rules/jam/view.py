@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # the rules module imports this one
     from .rules import DealResult, JamState
 
 
-def jam_view(state: JamState, seat: int) -> dict[str, Any]:
+def jam_view(state: JamState, seat: int, shared: bool = False) -> dict[str, Any]:
     opponent = 1 - seat
     return {
         "phase": state.phase.value,
@@ -37,7 +37,7 @@ def jam_view(state: JamState, seat: int) -> dict[str, Any]:
         "baby_slams": list(state.baby_slams),
         "grand_slams": list(state.grand_slams),
         "draws_left": state.draws_left,
-        "history": list(state.history),
+        "history": list(state.deal_history(shared)),
         "last_deal": _deal_view(state.last_deal),
     }
 

@@ -258,5 +258,5 @@ class Rounds(Game[RoundsState]):
         else:
             self._start_game(state)
 
-    def _view(self, state: RoundsState, seat: int) -> dict[str, Any]:
-        return rounds_view(state, seat)
+    def _view(self, state: RoundsState, seat: int, shared: bool) -> dict[str, Any]:
+        return rounds_view(state, seat, shared)

@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # the rules module imports this one
     from .rules import GameResult, RoundsState, StageResult
 
 
-def rounds_view(state: RoundsState, seat: int) -> dict[str, Any]:
+def rounds_view(state: RoundsState, seat: int, shared: bool = False) -> dict[str, Any]:
     return {
         "phase": state.phase.value,
         "game_number": state.game_number,
@@ -33,7 +33,7 @@ def rounds_view(state: RoundsState, seat: int) -> dict[str, Any]:
         "tricks_won": list(state.tricks_won),
         "captured": [list(state.captured[0]), list(state.captured[1])],
         "last_stages": [_stage_view(result) for result in state.stages_done],
-        "history": list(state.history),
+        "history": list(state.deal_history(shared)),
         "last_game": _game_view(state.last_game),
     }
 

@@ -204,5 +204,5 @@ class Snag(Game[SnagState]):
         else:
             self._deal(state)
 
-    def _view(self, state: SnagState, seat: int) -> dict[str, Any]:
-        return snag_view(state, seat)
+    def _view(self, state: SnagState, seat: int, shared: bool) -> dict[str, Any]:
+        return snag_view(state, seat, shared)

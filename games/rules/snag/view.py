@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # the rules module imports this one
     from .rules import SnagState
 
 
-def snag_view(state: SnagState, seat: int) -> dict[str, Any]:
+def snag_view(state: SnagState, seat: int, shared: bool = False) -> dict[str, Any]:
     return {
         "phase": state.phase.value,
         "hand": list(state.hands[seat]),
@@ -26,8 +26,8 @@ def snag_view(state: SnagState, seat: int) -> dict[str, Any]:
         "untaken": list(state.pool),
         "taken": [list(state.taken[0]), list(state.taken[1])],
         "tricks_played": state.tricks_played,
-        "history": list(state.history),
-        "last_deal": own_copy(state.last_deal),
+        "history": list(state.deal_history(shared)),
+        "last_deal": state.last_deal if shared else own_copy(state.last_deal),
     }
 
 

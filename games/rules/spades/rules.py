@@ -266,5 +266,5 @@ class Spades(Game[SpadesState]):
         state.winner = winner
         state.phase, state.to_play = OVER, None
 
-    def _view(self, state: SpadesState, seat: int) -> dict[str, Any]:
-        return spades_view(state, seat)
+    def _view(self, state: SpadesState, seat: int, shared: bool) -> dict[str, Any]:
+        return spades_view(state, seat, shared)

@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # the rules module imports this one
 PRIVATE_KEYS = ("received", "discarded")
 
 
-def spades_view(state: SpadesState, seat: int) -> dict[str, Any]:
+def spades_view(state: SpadesState, seat: int, shared: bool = False) -> dict[str, Any]:
     return {
         "phase": state.phase.value,
         "hand": list(state.hands[seat]),
@@ -38,8 +38,8 @@ def spades_view(state: SpadesState, seat: int) -> dict[str, Any]:
         "tricks_won": list(state.tricks_won),
         "tricks_played": len(state.tricks),
         "spades_broken": state.spades_broken,
-        "history": [_seen_by(entry, seat) for entry in state.history],
-        "last_deal": own_copy(state.last_deal),
+        "history": [_seen_by(entry, seat) for entry in state.deal_history(shared)],
+        "last_deal": state.last_deal if shared else own_copy(state.last_deal),
     }
 
 

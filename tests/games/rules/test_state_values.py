@@ -87,3 +87,26 @@ def test_mangle_changes_every_nested_list_and_dict(game_id):
     mangle(observation)
     assert json.dumps(observation, sort_keys=True) != before
     assert observation == {"mangled": ["mangled"]}
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+@PLAYOUTS
+@given(seed=st.integers(0, MAX_SEED), choice_seed=st.integers(0, 2**32))
+def test_a_shared_observation_reads_as_the_callers_own_copy(game_id, seed, choice_seed):
+    """Asked as the referee asks (each state before its child is made, so that the child
+    starts from its parent's history), skipping some, then again out of order: the shared
+    observation always holds what the copied one does."""
+    game, rng = get_game(game_id), random.Random(choice_seed)
+
+    def check(state) -> None:
+        for seat in (0, 1):
+            shared = game.observation(state, seat, shared=True)
+            assert json.dumps(shared) == json.dumps(game.observation(state, seat))
+
+    states = [game.new_match(seed)]
+    while states[-1].to_play is not None and len(states) < MAX_DECISIONS:
+        if rng.random() < 0.8:
+            check(states[-1])
+        states.append(game.apply(states[-1], rng.choice(states[-1].legal_actions())))
+    for _ in range(len(states) // 4):
+        check(rng.choice(states))
