@@ -9,6 +9,7 @@ winning the trick, estimated from the ranks not yet seen, against spending a hig
 from __future__ import annotations
 
 import random
+from functools import cache
 from itertools import permutations
 
 RANKS = "23456789TJQKA"
@@ -21,6 +22,7 @@ SPEND = 0.05
 
 
 def choose(observation: dict, rng: random.Random) -> dict:
+    _suits_outlook.cache_clear()  # one decision's look-ahead; nothing is kept beyond it
     phase = observation["phase"]
     legal = observation["legal_actions"]
     if phase == "bar":
@@ -36,8 +38,8 @@ def rank(card: str) -> int:
     return RANK_VALUE[card[0]]
 
 
-def suit_lengths(cards: list[str]) -> list[int]:
-    suits = "".join(card[1] for card in cards)
+def suit_lengths(suits: str) -> list[int]:
+    """How many cards of each suit ``suits`` holds (one letter per card), longest first."""
     return sorted([n for n in map(suits.count, "SHDC") if n], reverse=True)
 
 
@@ -53,8 +55,15 @@ def signed_deal_score(my_lengths: list[int], their_lengths: list[int]) -> int:
 
 
 def outlook(mine: list[str], theirs: list[str]) -> float:
-    # Counted once for both terms: the look-ahead calls this hundreds of times a decision.
-    my_lengths, their_lengths = suit_lengths(mine), suit_lengths(theirs)
+    suits = "".join([card[1] for card in mine]), "".join([card[1] for card in theirs])
+    return _suits_outlook(*suits)
+
+
+@cache
+def _suits_outlook(my_suits: str, their_suits: str) -> float:
+    """``outlook`` of taken cards of these suits (a letter per card). A decision's look-ahead
+    asks for the same few pairs hundreds of times: remembered until the next decision."""
+    my_lengths, their_lengths = suit_lengths(my_suits), suit_lengths(their_suits)
     growth = sum(n * n for n in my_lengths) - sum(n * n for n in their_lengths)
     return signed_deal_score(my_lengths, their_lengths) + GROWTH * growth
 
