@@ -68,20 +68,8 @@ class State:
         known, entries = self._history_built or (None, ())
         if known is tail:
             return entries
-        newest_first = []
-        link = tail
-        while link is not None and link is not known:
-            size = len(link)
-            if size == 5:
-                link, seat, key, kind, value = link
-                newest_first.append({"seat": seat, key: {kind: value}})
-            elif size == 4:
-                link, seat, key, value = link
-                newest_first.append({"seat": seat, key: value})
-            else:
-                link, entry = link
-                newest_first.append(entry)
-        if link is not known:
+        newest_first, reached = _entries_newest_first(tail, known, copied=False)
+        if reached is not known:
             entries = ()
         entries += tuple(reversed(newest_first))
         self._history_built = (tail, entries)
@@ -91,24 +79,8 @@ class State:
     def history(self) -> tuple[dict[str, Any], ...]:
         """Decisions and automatic steps of the current deal, oldest first: the caller's own
         copies, which it may change without changing the state."""
-        entries = []
-        link = self._history_tail
-        while link is not None:
-            size = len(link)
-            if size == 5:
-                link, seat, key, kind, value = link
-                if value.__class__ in _COPIED:
-                    value = own_copy(value)
-                entries.append({"seat": seat, key: {kind: value}})
-            elif size == 4:
-                link, seat, key, value = link
-                if value.__class__ in _COPIED:
-                    value = own_copy(value)
-                entries.append({"seat": seat, key: value})
-            else:
-                link, entry = link
-                entries.append(own_copy(entry))
-        return tuple(reversed(entries))
+        newest_first, _ = _entries_newest_first(self._history_tail, None, copied=True)
+        return tuple(reversed(newest_first))
 
     @history.setter
     def history(self, entries: tuple[dict[str, Any], ...]) -> None:
@@ -374,6 +346,30 @@ def without_card(
 def with_seat(pair: tuple[Any, Any], seat: int, value: Any) -> tuple[Any, Any]:
     """``pair`` with the item of ``seat`` replaced by ``value``."""
     return (value, pair[1]) if seat == 0 else (pair[0], value)
+
+
+def _entries_newest_first(
+    link: tuple[Any, ...] | None, stop: tuple[Any, ...] | None, *, copied: bool
+) -> tuple[list[dict[str, Any]], tuple[Any, ...] | None]:
+    """The history entries of the links from ``link`` back to ``stop`` (or to the deal's
+    start), newest first, as copies or as the state's own, and the link it stopped at."""
+    entries = []
+    while link is not None and link is not stop:
+        size = len(link)
+        if size == 5:
+            link, seat, key, kind, value = link
+            if copied and value.__class__ in _COPIED:
+                value = own_copy(value)
+            entries.append({"seat": seat, key: {kind: value}})
+        elif size == 4:
+            link, seat, key, value = link
+            if copied and value.__class__ in _COPIED:
+                value = own_copy(value)
+            entries.append({"seat": seat, key: value})
+        else:
+            link, entry = link
+            entries.append(own_copy(entry) if copied else entry)
+    return entries, link
 
 
 def own_copy(value: Any) -> Any:
