@@ -63,7 +63,12 @@ class Match(models.Model):
         db_table = "games_match"
         verbose_name_plural = "matches"
         ordering = ["id"]
-        indexes = [models.Index(fields=["status"], name="match_status")]
+        indexes = [
+            models.Index(fields=["status"], name="match_status"),
+            # A deal's matches (a duplicate set's twins, their replacements): the claim's
+            # guard and the visibility rule look them up.
+            models.Index(fields=["game", "seed"], name="match_deal"),
+        ]
         constraints = [
             models.CheckConstraint(condition=models.Q(seed__gte=0), name="match_seed_not_negative"),
             models.CheckConstraint(

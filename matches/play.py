@@ -6,9 +6,10 @@ the referee (``bots.referee``) and the bots' launchers to them.
 
 from __future__ import annotations
 
+import functools
 import os
 import socket
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -61,53 +62,61 @@ def match_play(
 
 
 class MatchSeries:
-    """Pending matches between the same two versions in the same seats, played one after
-    another with one bot process per seat where the bots allow it (``bots.series``).
+    """The matches of one task, played one after another with one bot process per seat and
+    seating where the bots allow it (``bots.series``), and never one deal twice in a process.
 
-    ``play`` claims each match only as it starts it, so the matches a dead worker never
-    reached stay pending for another (each is still logged exactly once). A match whose
-    versions or seats differ from the series' first is played on its own. The sandbox's
-    CPU limit, a backstop per process, is ``matches`` times the per-match one: a process
-    may play that many matches.
+    ``match_ids`` is the task's plan, in order: typically the sets of one pairing, each set's
+    two matches (one deal, seats swapped) back to back. Each match goes to a ``Series`` of its
+    seat arrangement that has not yet played its deal, so the two seatings of a set are played
+    by two series, one after the other, by different processes; the processes of the series
+    not playing are frozen. ``play`` claims each match only as it starts it, so the matches a
+    dead worker never reached stay pending for another (each is still logged exactly once).
+    The sandbox's CPU limit, a backstop per process, is the per-match one times the matches
+    its series plays.
     """
 
     def __init__(
         self,
         *,
-        matches: int,
+        match_ids: Sequence[int],
         decision_seconds: float | None = None,
         time_bank_seconds: float | None = None,
         sandbox_overrides: Mapping[str, int] | None = None,
     ) -> None:
-        self.matches = matches
         self._limits = _limits(decision_seconds, time_bank_seconds)
         self._overrides = dict(sandbox_overrides or {})
-        self._series: Series | None = None
-        self._versions: tuple[int, ...] | None = None
+        self._place, self._lengths = _series_plan(match_ids)
+        self._series: dict[int, Series] = {}
 
     def play(self, *, match_id: int) -> MatchResult | None:
-        """Play the series' next match, as ``match_play`` does; None if it was not pending."""
-        return _claim_and_play(match_id, self._referee, skipped=self._skip)
+        """Play the plan's next match, as ``match_play`` does; None if it was not pending."""
+        index = self._place.get(match_id)
+        if index is None:
+            raise ValueError(f"match {match_id} is not in this task's plan")
+        return _claim_and_play(
+            match_id,
+            functools.partial(self._referee, index),
+            skipped=functools.partial(self._skip, index),
+        )
 
-    def _skip(self) -> None:
-        if self._series is not None:
-            self._series.skip()
+    def _skip(self, index: int) -> None:
+        if index in self._series:
+            self._series[index].skip()
 
     def _referee(
-        self, match: Match, seats: list[MatchSeat], writer: MatchEventWriter
+        self, index: int, match: Match, seats: list[MatchSeat], writer: MatchEventWriter
     ) -> MatchResult:
-        versions = tuple(seat.version_id for seat in seats)
-        if self._series is None:
-            self._versions = versions
-            self._series = Series(self._launchers(seats), matches=self.matches, cpu=_match_cpu())
-        elif versions != self._versions or self._series.played >= self.matches:
-            raise ValueError(
-                f"match {match.pk} does not belong to this series: seats {versions},"
-                f" the series plays {self._versions}, {self._series.played} matches played"
+        series = self._series.get(index)
+        if series is None:
+            series = Series(
+                self._launchers(seats, self._lengths[index]),
+                matches=self._lengths[index],
+                cpu=_match_cpu(),
             )
+            self._series[index] = series
         game = get_game(match.game)
         with writer:
-            return self._series.play(
+            return series.play(
                 game,
                 game.new_match(match.seed, match.options),
                 limits=self._limits,
@@ -115,20 +124,57 @@ class MatchSeries:
                 on_idle=writer.idle,
             )
 
-    def _launchers(self, seats: list[MatchSeat]) -> list[BotLauncher]:
+    def _launchers(self, seats: list[MatchSeat], matches: int) -> list[BotLauncher]:
         cpu = self._overrides.get("cpu_seconds", settings.BAIZE_SANDBOX_LIMITS["cpu_seconds"])
-        overrides = {**self._overrides, "cpu_seconds": cpu * self.matches}
+        overrides = {**self._overrides, "cpu_seconds": cpu * matches}
         return [launcher_for(seat.version, **overrides) for seat in seats]
 
     def close(self) -> None:
-        if self._series is not None:
-            self._series.close()
+        for series in self._series.values():
+            series.close()
 
     def __enter__(self) -> MatchSeries:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _series_plan(match_ids: Sequence[int]) -> tuple[dict[int, int], list[int]]:
+    """Which series plays each match (its index), and how many matches each series plays.
+
+    A match joins the first series of its seat arrangement (the versions in seats 0 and 1)
+    that has not played its deal (game and seed); a series never plays one deal twice, so
+    no process sees a deal from both seats, even where one version plays both.
+    """
+    rows = Match.objects.filter(id__in=match_ids).values_list("id", "game", "seed")
+    deals = {match_id: (game, seed) for match_id, game, seed in rows}
+    arrangement: dict[int, list[int]] = {}
+    for match_id, version_id in (
+        MatchSeat.objects.filter(match_id__in=match_ids)
+        .order_by("match_id", "seat")
+        .values_list("match_id", "version_id")
+    ):
+        arrangement.setdefault(match_id, []).append(version_id)
+    series_of: list[tuple[tuple[int, ...], set[tuple[str, int]]]] = []
+    place: dict[int, int] = {}
+    lengths: list[int] = []
+    for match_id in match_ids:
+        if match_id not in deals:
+            raise ValueError(f"match {match_id} does not exist")
+        versions, deal = tuple(arrangement.get(match_id, ())), deals[match_id]
+        index = next(
+            (i for i, (v, seen) in enumerate(series_of) if v == versions and deal not in seen),
+            None,
+        )
+        if index is None:
+            index = len(series_of)
+            series_of.append((versions, set()))
+            lengths.append(0)
+        series_of[index][1].add(deal)
+        lengths[index] += 1
+        place[match_id] = index
+    return place, lengths
 
 
 def _limits(decision_seconds: float | None, time_bank_seconds: float | None) -> Limits:

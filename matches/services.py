@@ -85,7 +85,12 @@ def match_claim(*, match_id: int, worker: str) -> bool:
 
 
 def _claim(match_id: int, worker: str) -> dict[str, Any] | None:
-    """The fields a claim gave the match's row, or None if it was not pending."""
+    """The fields a claim gave the match's row, or None if it was not pending or another
+    match of its deal (same game and seed: its duplicate twin) is running.
+
+    Twins never overlap: a bot playing one seat of a deal can never signal to, or hear from,
+    a bot playing the other seat of the same deal while both run.
+    """
     now = timezone.now()
     fields = {
         "status": Match.Status.RUNNING,
@@ -93,8 +98,22 @@ def _claim(match_id: int, worker: str) -> dict[str, Any] | None:
         "started_at": now,
         "lease_expires_at": now + timedelta(seconds=settings.BAIZE_MATCH_LEASE_SECONDS),
     }
-    # Conditional update: of two deliveries of one task, exactly one moves it out of pending.
-    claimed = Match.objects.filter(id=match_id, status=Match.Status.PENDING).update(**fields)
+    deal = Match.objects.filter(id=match_id).values_list("game", "seed").first()
+    if deal is None:
+        return None
+    with transaction.atomic():
+        # Row locks on every match of the deal, in id order: of two workers claiming a set's
+        # two matches at once, the second waits for the first to commit, then sees it running.
+        statuses = (
+            Match.objects.select_for_update()
+            .filter(game=deal[0], seed=deal[1])
+            .order_by("id")
+            .values_list("id", "status")
+        )
+        if any(other != match_id and status == Match.Status.RUNNING for other, status in statuses):
+            return None
+        # Conditional update: of two deliveries of one task, exactly one moves it out of pending.
+        claimed = Match.objects.filter(id=match_id, status=Match.Status.PENDING).update(**fields)
     return fields if claimed == 1 else None
 
 

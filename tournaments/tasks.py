@@ -32,8 +32,9 @@ def tournament_match_play(match_id: int) -> None:
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True, **CODE_RETRY)
 def tournament_series_play(match_ids: list[int]) -> None:
-    """Play a series of tournament matches (``tournaments.series``) with one bot process
-    per seat where the bots allow it, settling each match's set as it ends.
+    """Play a task's tournament matches (``tournaments.series``: whole sets, twins one after
+    the other) with one bot process per seat and seating where the bots allow it, settling
+    each match's set as it ends.
 
     Each match is claimed only as it starts: a second delivery (its worker died) plays the
     matches still pending, and the one that was running is the tick's to replace.
@@ -41,7 +42,7 @@ def tournament_series_play(match_ids: list[int]) -> None:
     first = TournamentMatch.objects.select_related("tournament").get(match_id=match_ids[0])
     tournament = first.tournament
     with MatchSeries(
-        matches=len(match_ids),
+        match_ids=match_ids,
         decision_seconds=tournament.decision_timeout,
         time_bank_seconds=tournament.time_bank_seconds,
         sandbox_overrides=tournament.sandbox_overrides,

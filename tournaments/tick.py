@@ -25,9 +25,9 @@ from .services import recurring_tournaments_spawn, tournament_start
 from .services.scheduling import (
     duplicate_set_settle,
     match_replace,
+    matches_resend,
     tournament_advance,
     tournament_match_failure_note,
-    tournament_match_resend,
 )
 
 #: Why a failed match is replaced, when nothing more precise was recorded.
@@ -127,9 +127,4 @@ def matches_redispatch_stale(*, now: datetime) -> int:
         match__status=Match.Status.PENDING,
         tournament__status=Tournament.Status.RUNNING,
     ).values_list("id", "match_id", "dispatched_at")
-    sent = 0
-    for link_id, match_id, dispatched_at in stale:
-        sent += tournament_match_resend(
-            link_id=link_id, match_id=match_id, dispatched_at=dispatched_at, now=now
-        )
-    return sent
+    return matches_resend(stale=list(stale), now=now)

@@ -63,19 +63,18 @@ def test_the_tick_pairs_the_latest_ready_version_of_every_bot_on_the_ladder(alic
     assert sets == settings.BAIZE_LADDER_SETS_PER_PAIRING == 3
 
 
-def test_a_ladder_pairings_sets_are_sent_as_two_series_one_per_seating(alice, settings):
+def test_a_ladder_pairings_sets_are_sent_as_one_task_twins_back_to_back(alice, settings):
     settings.BAIZE_LADDER_SETS_PER_PAIRING = 3
     bots_of(alice, 2)
     ladder_tick()
 
     ladder = ladder_for(game_id="snag")
     pending = pending_match_ids(ladder)
-    series = match_series(match_ids=pending)
-    assert len(pending) == 6 and [len(s) for s in series] == [3, 3]
-    for one in series:
-        links = TournamentMatch.objects.filter(match_id__in=one)
-        assert len({link.first_seat for link in links}) == 1, "one seating a series"
-        assert len({link.duplicate_set_id for link in links}) == 3, "one match of each set"
+    (task,) = match_series(match_ids=pending)
+    assert sorted(task) == sorted(pending) and len(task) == 6
+    links = {link.match_id: link for link in TournamentMatch.objects.filter(match_id__in=task)}
+    order = [(links[pk].duplicate_set.number, links[pk].first_seat) for pk in task]
+    assert order == [(1, 0), (1, 1), (2, 0), (2, 1), (3, 0), (3, 1)]
 
 
 def test_the_pair_cap_counts_sets_not_pairings(alice, settings):
@@ -88,7 +87,7 @@ def test_the_pair_cap_counts_sets_not_pairings(alice, settings):
     assert list(recent.values()) == [3]
 
 
-def test_a_version_tests_sets_come_in_batches_played_as_two_series(alice):
+def test_a_version_tests_sets_come_in_batches_spread_over_two_tasks(alice):
     candidate, baseline = bots_of(alice, 2)
     test = version_test_create(
         user=alice, candidate=candidate, baseline=baseline, parameters=SprtParameters()

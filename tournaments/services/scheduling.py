@@ -62,9 +62,13 @@ ADVANCE_ATTEMPTS = 5
 def tournament_matches_enqueue(
     *, match_ids: Sequence[int], on_sent: Callable[[int], None] | None = None
 ) -> None:
-    """Send one task per series of matches (``tournaments.series``; run at once, in this
+    """Send one task per run of whole sets (``tournaments.series``; run at once, in this
     process, when no broker is configured)."""
     TournamentMatch.objects.filter(match_id__in=match_ids).update(dispatched_at=timezone.now())
+    _tasks_send(match_ids=match_ids, on_sent=on_sent)
+
+
+def _tasks_send(*, match_ids: Sequence[int], on_sent: Callable[[int], None] | None = None) -> None:
     for series in match_series(match_ids=match_ids):
         if len(series) == 1:
             tournament_match_send(match_id=series[0])
@@ -437,7 +441,14 @@ def match_replace(*, link: TournamentMatch, reason: str) -> TournamentMatch | No
             match=fresh,
             first_seat=link.first_seat,
         )
-        transaction.on_commit(functools.partial(tournament_matches_enqueue, match_ids=[fresh.pk]))
+        # Its twin, if still pending, goes along: one task plays the set's two seatings in turn.
+        twins = TournamentMatch.objects.filter(
+            current(),
+            duplicate_set_id=link.duplicate_set_id,
+            match__status=Match.Status.PENDING,
+        ).values_list("match_id", flat=True)
+        resend = [fresh.pk, *twins]
+        transaction.on_commit(functools.partial(tournament_matches_enqueue, match_ids=resend))
     return TournamentMatch.objects.get(match_id=fresh.pk)
 
 
@@ -446,14 +457,16 @@ def tournament_match_failure_note(*, link_id: int, reason: str) -> None:
     TournamentMatch.objects.filter(id=link_id).update(failure=reason)
 
 
-def tournament_match_resend(
-    *, link_id: int, match_id: int, dispatched_at: datetime | None, now: datetime
-) -> bool:
-    """Send a pending match again, unless another caller resent it since ``dispatched_at``."""
-    # Conditional update: of two ticks at once, one sends the match again.
-    resent = TournamentMatch.objects.filter(id=link_id, dispatched_at=dispatched_at).update(
-        dispatched_at=now
-    )
-    if resent:
-        tournament_match_send(match_id=match_id)
-    return resent == 1
+def matches_resend(*, stale: Sequence[tuple[int, int, datetime | None]], now: datetime) -> int:
+    """Send again the pending matches ``(link id, match id, dispatched_at)``, those no other
+    caller resent since; sent as first sent, whole sets in a task (``tournaments.series``),
+    so a set's twins go to one worker again. The number of matches sent."""
+    resent = []
+    for link_id, match_id, dispatched_at in stale:
+        # Conditional update: of two ticks at once, one sends the match again.
+        if TournamentMatch.objects.filter(id=link_id, dispatched_at=dispatched_at).update(
+            dispatched_at=now
+        ):
+            resent.append(match_id)
+    _tasks_send(match_ids=resent)
+    return len(resent)
