@@ -294,9 +294,16 @@ def sandbox_round_trip_overhead(
 
 
 def _matches_on_cpu(
-    bots: MatchBots, sandbox: Sandbox | None, cpu: int, seeds: range, series: int = 1
+    bots: MatchBots,
+    sandbox: Sandbox | None,
+    cpu: int,
+    seeds: range,
+    series: int = 1,
+    in_sets: bool = False,
 ) -> int:
     game = get_game("snag")
+    if in_sets:
+        return _sets_on_cpu(bots, sandbox, cpu, seeds, series)
     if series > 1:
         return _series_on_cpu(bots, sandbox, cpu, seeds, series)
     for seed in seeds:
@@ -323,6 +330,26 @@ def _series_on_cpu(
     return len(seeds)
 
 
+def _sets_on_cpu(
+    bots: MatchBots, sandbox: Sandbox | None, cpu: int, seeds: range, length: int
+) -> int:
+    """Each deal of ``seeds`` from both seats, as a worker plays a pairing's sets: the two
+    seatings in turn, one series of ``length`` per seating (the other frozen meanwhile)."""
+    game = get_game("snag")
+    for first in range(seeds.start, seeds.stop, length):
+        chunk = range(first, min(first + length, seeds.stop))
+        players = benchmark_players(bots, first, sandbox)
+        with (
+            Series(players, matches=len(chunk), cpu=cpu) as seating,
+            Series(players[::-1], matches=len(chunk), cpu=cpu) as swapped,
+        ):
+            for seed in chunk:
+                for series in (seating, swapped):
+                    state = game.new_match(seed)
+                    _check_played(series.play(game, state, limits=Limits(), emit=_ignore))
+    return 2 * len(seeds)
+
+
 def _check_played(result: MatchResult) -> None:
     if result.forfeit is not None:
         raise RuntimeError(f"a benchmark match forfeited: {result.forfeit}")
@@ -333,10 +360,12 @@ def snag_matches_per_second_all_cpus(
     matches_per_cpu: int = 10,
     sandbox: Sandbox | None = None,
     series: int = 1,
+    in_sets: bool = False,
 ) -> float:
     """Snag matches (target 50) per second of wall time, one worker process per CPU, each
     pinned to its CPU as workers are; ``bots`` says who plays them, in series of ``series``
-    matches (one bot process per seat for each series) or one match per process."""
+    matches (one bot process per seat for each series) or one match per process; with
+    ``in_sets``, each deal from both seats, the seatings in turn (twice the matches)."""
     cpus = sorted(os.sched_getaffinity(0))
     context = multiprocessing.get_context("fork")
     with context.Pool(len(cpus)) as pool:
@@ -351,6 +380,7 @@ def snag_matches_per_second_all_cpus(
                     cpu,
                     range(n * matches_per_cpu, (n + 1) * matches_per_cpu),
                     series,
+                    in_sets,
                 ),
             )
             for n, cpu in enumerate(cpus)

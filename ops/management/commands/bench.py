@@ -274,22 +274,25 @@ def _sandbox_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
     # of the mean), so other deals would weigh on the ratio.
     length = settings.BAIZE_SERIES_MAX_MATCHES
 
-    def rate(bots: MatchBots, series: int = 1) -> float:
+    def rate(bots: MatchBots, series: int = 1, in_sets: bool = False) -> float:
         # In process, a match takes milliseconds: more of them make a steady figure.
         matches = length * 10 if bots is MatchBots.IN_PROCESS else length
-        return bot_bench.snag_matches_per_second_all_cpus(bots, matches, sandbox, series)
+        return bot_bench.snag_matches_per_second_all_cpus(bots, matches, sandbox, series, in_sets)
 
     engine = _median(runs, lambda: rate(MatchBots.IN_PROCESS))
     plain_matches = _median(runs, lambda: rate(MatchBots.PLAIN))
     console.log(f"sandboxed matches over all cores, one per process and in series of {length}")
-    # Run for run, alternately: the machine's load moves both figures alike, and their
-    # ratio is the series row's target.
-    boxed_runs, series_runs = [], []
+    # Run for run, alternately: the machine's load moves the figures alike, and their
+    # ratios are the series rows' targets. The sets row plays as workers do: a pairing's
+    # sets in one task, each deal's two seatings in turn (twins never overlap).
+    boxed_runs, series_runs, sets_runs = [], [], []
     for _ in range(runs):
         boxed_runs.append(rate(MatchBots.SANDBOXED))
         series_runs.append(rate(MatchBots.SANDBOXED, series=length))
+        sets_runs.append(rate(MatchBots.SANDBOXED, series=length, in_sets=True))
     boxed_matches = statistics.median(boxed_runs)
     series_matches = statistics.median(series_runs)
+    sets_matches = statistics.median(sets_runs)
     cores = len(os.sched_getaffinity(0))
     return [
         Figure("minimal bot start-up, plain process", plain, "ms", bare, "bare python"),
@@ -342,6 +345,15 @@ def _sandbox_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
             boxed_matches,
             "1 match/process",
             target=2.5,
+            target_is_ratio=True,
+        ),
+        Figure(
+            f"Snag matches, sandboxed, in sets (seatings in turn) of {length}, {cores} cores",
+            sets_matches,
+            "matches/s",
+            series_matches,
+            "one seating/task",
+            target=0.9,
             target_is_ratio=True,
         ),
     ]
