@@ -8,7 +8,7 @@ from bots.tasks import CODE_RETRY
 from matches.play import MatchSeries, match_play
 
 from .models import Tournament, TournamentMatch
-from .services.scheduling import tournament_match_settle
+from .services.scheduling import tournament_match_settle, tournament_matches_held
 from .tick import tournaments_tick
 
 
@@ -47,7 +47,10 @@ def tournament_series_play(match_ids: list[int]) -> None:
         time_bank_seconds=tournament.time_bank_seconds,
         sandbox_overrides=tournament.sandbox_overrides,
     ) as series:
-        for match_id in match_ids:
+        for place, match_id in enumerate(match_ids):
+            # The matches still ahead are this task's: the tick must not send them elsewhere,
+            # where a fresh process could play a deal this task's series will play too.
+            tournament_matches_held(match_ids=match_ids[place:])
             playing = TournamentMatch.objects.filter(
                 match_id=match_id,
                 replaced_at__isnull=True,

@@ -30,7 +30,7 @@ from matches.services import (
 )
 from tournaments import services
 from tournaments.models import DuplicateSet, ManualChange, RatingUpdate, TournamentMatch
-from tournaments.services.scheduling import duplicate_set_settle
+from tournaments.services.scheduling import duplicate_set_settle, tournament_matches_held
 from tournaments.tick import tournaments_tick
 
 from .conftest import current_matches, play_all, start, strategy_bots, tournament_with
@@ -307,3 +307,24 @@ def test_a_match_declared_dead_while_it_plays_stops_its_bots_and_returns_nothing
     assert len(started) == 2
     assert all(bot._process.returncode is not None for bot in started), "both bots were closed"
     assert not SeatStderr.objects.filter(seat__match=match).exists()
+
+
+def test_the_tick_leaves_a_live_tasks_matches_to_it_and_resends_a_set_whole(settings, monkeypatch):
+    settings.BAIZE_MATCH_REDISPATCH_SECONDS = 60
+    sent = []
+    monkeypatch.setattr(
+        "tournaments.tasks.tournament_series_play.apply_async",
+        lambda args, **options: sent.append(args[0]),
+    )
+    tournament = start(tournament_with(strategy_bots(2)))
+    links = current_matches(tournament).order_by("first_seat")
+    ids = list(links.values_list("match_id", flat=True))
+    long_ago = timezone.now() - timedelta(minutes=5)
+    TournamentMatch.objects.filter(match_id__in=ids).update(dispatched_at=long_ago)
+
+    tournament_matches_held(match_ids=ids)  # a task is playing them
+    assert tournaments_tick().redispatched == 0
+
+    TournamentMatch.objects.filter(match_id__in=ids).update(dispatched_at=long_ago)
+    assert tournaments_tick().redispatched == 2
+    assert sent == [ids], "the set's twins in one task, in seating order"

@@ -68,6 +68,14 @@ def tournament_matches_enqueue(
     _tasks_send(match_ids=match_ids, on_sent=on_sent)
 
 
+def tournament_matches_held(*, match_ids: Sequence[int]) -> None:
+    """The pending ``match_ids`` are in the hands of a live task: their dispatch is renewed,
+    so the tick's resend (``BAIZE_MATCH_REDISPATCH_SECONDS``) leaves them to it."""
+    TournamentMatch.objects.filter(
+        match_id__in=match_ids, match__status=Match.Status.PENDING
+    ).update(dispatched_at=timezone.now())
+
+
 def _tasks_send(*, match_ids: Sequence[int], on_sent: Callable[[int], None] | None = None) -> None:
     for series in match_series(match_ids=match_ids):
         if len(series) == 1:
