@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..runner import BOT_ENVIRONMENT, LaunchSpec
+from .procview import ProcView
 from .reach import reachable_code_dir
 from .scratch import PrivateFolders
 from .slots import acquire_slot
@@ -75,6 +76,8 @@ class SandboxLimits:
             f"--fsize={self.file_bytes}",
             f"--nofile={self.open_files}",
             "--core=0",
+            # No locked memory: a lock moves the host's Mlocked figure, a signal to others.
+            "--memlock=0",
         )
 
 
@@ -203,8 +206,10 @@ def sandbox_argv(
     limits: SandboxLimits,
     filter_fd: int | None,
     namespaces: bool = True,
+    proc_view: ProcView | None = None,
 ) -> tuple[str, ...]:
-    """The whole command line; ``namespaces=False`` (probing only) leaves out bubblewrap."""
+    """The whole command line; ``namespaces=False`` (probing only) leaves out bubblewrap.
+    ``proc_view`` replaces the host's moving ``/proc`` figures with constants."""
     privileges = (
         config.setpriv,
         f"--reuid={uid}",
@@ -222,7 +227,7 @@ def sandbox_argv(
     return (
         *privileges,
         *resources,
-        *_bwrap_options(config, mounts, symlinks, code_dir, limits, filter_fd),
+        *_bwrap_options(config, mounts, symlinks, code_dir, limits, filter_fd, proc_view),
         "--",
         *python,
     )
@@ -235,6 +240,7 @@ def _bwrap_options(
     code_dir: Path,
     limits: SandboxLimits,
     filter_fd: int | None,
+    proc_view: ProcView | None,
 ) -> tuple[str, ...]:
     options = [
         config.bwrap,
@@ -253,6 +259,8 @@ def _bwrap_options(
     options += ["--ro-bind", str(code_dir), BOT_MOUNT]
     options += ["--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
     options += ["--proc", "/proc", "--dev", "/dev"]
+    if proc_view is not None:
+        options += proc_view.bwrap_options(limits.memory_bytes)
     # Every filesystem the bot can write is capped: /dev/shm (otherwise a folder of /dev's
     # tmpfs, as large as the kernel allows) gets its own small tmpfs, and /dev and the root
     # tmpfs bubblewrap builds are made read-only once populated.

@@ -31,7 +31,8 @@ from .launcher import (
     SandboxLimits,
     sandbox_argv,
 )
-from .reach import reachable_code_dir
+from .procview import ProcView, proc_view_survey
+from .reach import reachable_code_dir, runtime_dir
 from .seccomp import SeccompUnsupported, filter_program
 from .slots import NoFreeSlot, Slot, acquire_slot
 
@@ -127,6 +128,8 @@ class Sandbox:
     symlinks: tuple[tuple[str, str], ...] = field(default=())
     #: One cgroup per slot and controller, where the host lets the worker make them.
     cgroups: SlotCgroups | None = None
+    #: Constants in place of the host's moving ``/proc`` figures (``bots.sandbox.procview``).
+    proc_view: ProcView | None = None
 
     def launcher(
         self,
@@ -159,6 +162,7 @@ class Sandbox:
             limits=limits,
             filter_fd=filter_fd,
             namespaces=namespaces,
+            proc_view=self.proc_view,
         )
         if self.cgroups is None:
             return argv
@@ -191,6 +195,7 @@ def probe_sandbox(config: SandboxConfig) -> Sandbox:
         mounts,
         _root_links(),
         cgroups,
+        proc_view_survey(runtime_dir(config.uid_base) / "proc-view"),
     )
     if layers["uid"] != "ok" or layers["python"] != "ok":
         return sandbox
