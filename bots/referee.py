@@ -68,19 +68,25 @@ Choose = Callable[[dict[str, Any], random.Random], Any]
 class Limits:
     """A bot's time: each decision gets ``decision_seconds``; time beyond that is drawn from
     its ``time_bank_seconds`` for the whole match (as Kaggle's overage time); an empty bank
-    and a spent decision limit is a timeout. For a sandboxed bot these are CPU seconds,
-    under a wall-clock backstop of ``bots.runner.WALL_BACKSTOP_FACTOR`` times as many."""
+    and a spent decision limit is a timeout. For a sandboxed bot these are CPU seconds, and
+    past a decision's limit its time asleep too (``bots.runner.IdleMeter``), under a
+    wall-clock backstop of ``bots.runner.WALL_BACKSTOP_FACTOR`` times as many. A whole match
+    lasts at most ``match_seconds`` of wall clock (checked before each decision): past it,
+    the bot whose decisions took longer forfeits on time."""
 
     decision_seconds: float = 1.0
     #: From spawning a bot to its ``ready``: Python itself takes ~11 ms to start.
     start_seconds: float = 5.0
     time_bank_seconds: float = 0.0
+    match_seconds: float | None = None
 
     def __post_init__(self) -> None:
         if not (self.decision_seconds > 0 and self.start_seconds > 0):
             raise ValueError(f"time limits must be positive, got {self}")
         if self.time_bank_seconds < 0:
             raise ValueError(f"the time bank cannot be negative, got {self}")
+        if self.match_seconds is not None and self.match_seconds <= 0:
+            raise ValueError(f"a match's wall-clock cap must be positive, got {self}")
 
 
 @dataclass(frozen=True)
@@ -119,9 +125,12 @@ class Connection(Protocol):
     def freeze(self) -> None:
         """Stop the bot until it is sent a message: it is not its turn."""
 
-    def decide(self, message: Message, timeout: float) -> tuple[Message, float]:
+    def decide(
+        self, message: Message, timeout: float, limit: float | None = None
+    ) -> tuple[Message, float]:
         """The bot's reply to ``message`` and the seconds it was charged; a frozen bot is
-        thawed once ``message`` is written to it."""
+        thawed once ``message`` is written to it. Past ``limit`` (the decision's own limit)
+        a sandboxed bot's time off the CPU by its own choice is charged too."""
 
     def end(self, message: Message) -> None:
         """Tell the bot the result if it still listens (thawed to read it); never raises,
@@ -227,6 +236,9 @@ class _Match:
         self.bank = [limits.time_bank_seconds, limits.time_bank_seconds]
         #: The seat whose bot runs; the other's is frozen. ``None``: both are.
         self.running: int | None = None
+        #: Wall-clock seconds each seat's decisions took, and when the match must be over.
+        self.wall = [0.0, 0.0]
+        self.ends_by = None if limits.match_seconds is None else monotonic() + limits.match_seconds
 
     def run(self) -> MatchResult:
         try:
@@ -280,10 +292,13 @@ class _Match:
         observation = self.game.observation(self.state, seat, shared=connection.encodes)
         allowed = self.limits.decision_seconds + self.bank[seat]
         message = decide_message(self.decisions + 1, observation, round(allowed, 6))
+        self._check_match_clock()
         self._give_turn(seat)
+        began = monotonic()
         with self._forfeit_on_failure(seat, starting=False):
-            reply, seconds = connection.decide(message, allowed)
+            reply, seconds = connection.decide(message, allowed, self.limits.decision_seconds)
             action = action_of(reply)
+        self.wall[seat] += monotonic() - began
         self._draw_from_bank(seat, seconds)
         try:
             self.state = self.game.apply(self.state, action)
@@ -293,6 +308,18 @@ class _Match:
         self.decisions += 1
         self.emit("decision", {"seat": seat, "action": action, "think_us": round(seconds * 1e6)})
         self._emit_new_shuffles()
+
+    def _check_match_clock(self) -> None:
+        """Past the match's wall-clock cap, the bot whose decisions took longer forfeits."""
+        if self.ends_by is None or monotonic() < self.ends_by:
+            return
+        slower = 0 if self.wall[0] >= self.wall[1] else 1
+        detail = (
+            f"the match passed its wall-clock cap of {self.limits.match_seconds:g} s; this"
+            f" bot's decisions took {self.wall[slower]:.1f} s of it, its opponent's"
+            f" {self.wall[1 - slower]:.1f} s"
+        )
+        raise _Forfeited(Forfeit(slower, ForfeitReason.TIMEOUT, detail))
 
     def _draw_from_bank(self, seat: int, seconds: float) -> None:
         overtime = seconds - self.limits.decision_seconds
@@ -450,8 +477,10 @@ class ProcessConnection:
         if self._process is not None:
             self._process.freeze()
 
-    def decide(self, message: Message, timeout: float) -> tuple[Message, float]:
-        line, seconds = self._process.request(encode(message), timeout)
+    def decide(
+        self, message: Message, timeout: float, limit: float | None = None
+    ) -> tuple[Message, float]:
+        line, seconds = self._process.request(encode(message), timeout, idle_after=limit)
         return decode_reply(line), seconds
 
     def end(self, message: Message) -> None:
@@ -467,7 +496,11 @@ class ProcessConnection:
         process = self._process
         if process is None:
             return ""
-        if keep and self._series and self._plays_series and process.running:
+        kept = keep and self._series and self._plays_series
+        if kept and process.running:
+            # What it writes on reading its ``end`` belongs to the match that ended.
+            process.settle()
+        if kept and process.running:
             stderr = process.stderr_capture()
             process.stderr_restart()
             process.freeze()
@@ -500,7 +533,9 @@ class StrategyConnection:
     def freeze(self) -> None:
         pass  # nothing runs between its calls
 
-    def decide(self, message: Message, timeout: float) -> tuple[Message, float]:
+    def decide(
+        self, message: Message, timeout: float, limit: float | None = None
+    ) -> tuple[Message, float]:
         started = monotonic()
         try:
             action = self._choose(message["observation"], self._rng)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import fcntl
 import math
 import os
 import secrets
@@ -30,6 +31,7 @@ import select
 import signal
 import subprocess
 import sys
+import termios
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +51,11 @@ STDERR_TAIL_BYTES = 8 * 1024
 STDERR_HEAD_BYTES = 16 * 1024
 #: A bot writing more than this to stderr in one match is flooding, not logging: it forfeits.
 STDERR_LIMIT_BYTES = 1 << 20
+#: After its ``end``, a bot kept for the next match of a series has this long (wall clock) to
+#: write its last lines for the match that ended (``BotProcess.settle``) ...
+END_GRACE_SECONDS = 0.05
+#: ... and is taken to be done once its input is read and its stderr quiet this long.
+END_QUIET_SECONDS = 0.00025
 #: While a bot thinks, its ``on_idle`` callback runs about this often (seconds).
 IDLE_SECONDS = 1.0
 _READ_CHUNK = 64 * 1024
@@ -59,6 +66,11 @@ _MAX_SWEEP_PASSES = 64
 #: A bot charged CPU time may take this many times its allowed time by the wall clock: the
 #: backstop for one that sleeps or waits instead of computing (docs/bot-protocol.md).
 WALL_BACKSTOP_FACTOR = 3.0
+#: Why a sandboxed bot timed out on its charge (``BotProcess.request``).
+OUT_OF_TIME = (
+    "the bot did not reply before its time ran out"
+    " (its CPU time, and its time asleep past the decision's limit)"
+)
 #: The shortest wait between two readings of a thinking bot's CPU time.
 _CPU_SLICE_SECONDS = 0.002
 
@@ -75,9 +87,44 @@ class ProcessControl(Protocol):
         """CPU time used so far, by all of them, those that ended included; only differences
         between two readings mean anything."""
 
+    def waiting_by_task(self) -> dict[int, float]:
+        """Seconds each of their live tasks (threads) spent so far ready to run but waiting
+        for a CPU (the kernel's ``schedstat``); only differences mean anything."""
+
     def running(self, pid: int) -> None:
         """The bot wrote its first line, so the launch is done: ``pid`` is the process the
         runner started (the sandbox's own outermost process, which the bot cannot reach)."""
+
+
+class IdleMeter:
+    """The time a bot spends neither running nor waiting for a CPU (asleep, blocked on
+    something), counted from ``start_at`` (``monotonic``) on: past a decision's limit, it is
+    charged as CPU time is. Nothing is read before ``start_at``, so a decision that ends
+    within its limit costs nothing more. The time a task waited for a CPU is lost with it if
+    it ends meanwhile: that only charges a bot more, never less.
+    """
+
+    def __init__(self, control: ProcessControl, start_at: float) -> None:
+        self._control = control
+        self._start_at = start_at
+        self._mark: tuple[float, float, dict[int, float]] | None = None
+
+    def next_reading(self) -> float | None:
+        """When the meter must be read next: at ``start_at``, until it has been."""
+        return self._start_at if self._mark is None else None
+
+    def idle_seconds(self) -> float:
+        """Seconds idle since the first reading at or after ``start_at``."""
+        now = monotonic()
+        if now < self._start_at:
+            return 0.0
+        cpu, waiting = self._control.cpu_seconds(), self._control.waiting_by_task()
+        if self._mark is None:
+            self._mark = (now, cpu, waiting)
+            return 0.0
+        wall_then, cpu_then, waiting_then = self._mark
+        waited = sum(seconds - waiting_then.get(task, 0.0) for task, seconds in waiting.items())
+        return max(0.0, (now - wall_then) - (cpu - cpu_then) - waited)
 
 
 @dataclass(frozen=True)
@@ -258,15 +305,19 @@ class BotProcess:
         """Write ``line`` whole within ``timeout`` seconds (thawing the bot: it must read it)."""
         self._write(line, monotonic() + timeout)
 
-    def request(self, line: bytes, timeout: float) -> tuple[bytes, float]:
+    def request(
+        self, line: bytes, timeout: float, *, idle_after: float | None = None
+    ) -> tuple[bytes, float]:
         """Send ``line`` and return the bot's one-line reply and the seconds charged for it.
 
         A trusted bot is charged the wall-clock time from just before the write to the end
         of the reply line, and times out past ``timeout``. A bot with a control is charged
         the CPU time all its processes used since it last wrote a line (its ``ready`` or its
-        previous reply: what it ran after that, until it was frozen, counts here), and times
-        out once that passes ``timeout`` or the wall clock passes ``WALL_BACKSTOP_FACTOR``
-        times ``timeout``.
+        previous reply: what it ran after that, until it was frozen, counts here), and, once
+        ``idle_after`` seconds have passed on the wall clock, the time it then spends neither
+        running nor waiting for a CPU (asleep, blocked): sleeping is time, another bot's load
+        is not. It times out once that charge passes ``timeout`` or the wall clock passes
+        ``WALL_BACKSTOP_FACTOR`` times ``timeout``.
         """
         if self._buffer:
             raise UnsolicitedOutput(f"the bot wrote output nobody asked for: {self._excerpt()}")
@@ -278,10 +329,11 @@ class BotProcess:
             return reply, monotonic() - started
         deadline = started + WALL_BACKSTOP_FACTOR * timeout
         self._write(line, deadline)
-        reply = self._read_line(deadline, cpu_limit=timeout)
-        charged = self._charge_cpu()
+        idle = None if idle_after is None else IdleMeter(self._control, started + idle_after)
+        reply = self._read_line(deadline, cpu_limit=timeout, idle=idle)
+        charged = self._charge_cpu() + (0.0 if idle is None else idle.idle_seconds())
         if charged > timeout:  # it ran out between two readings, then replied
-            raise BotTimedOut("the bot did not reply before its CPU time ran out")
+            raise BotTimedOut(OUT_OF_TIME)
         return reply, charged
 
     def receive(self, timeout: float) -> bytes:
@@ -314,6 +366,23 @@ class BotProcess:
             return kept.decode("utf-8", errors="replace")
         gap = f"\n[... {skipped} bytes not kept ...]\n".encode()
         return (self._stderr_head + gap + self._stderr_tail).decode("utf-8", errors="replace")
+
+    def settle(self, grace: float = END_GRACE_SECONDS) -> None:
+        """Let the bot finish with what it was last sent (its ``end``) before its stderr is
+        read for the match: return once it has read all its input and its stderr has been
+        quiet for ``END_QUIET_SECONDS``, or it exited, or ``grace`` seconds passed."""
+        self.thaw()
+        deadline = monotonic() + grace
+        unread = bytearray(4)
+        while (now := monotonic()) < deadline and self._stderr is not None:
+            fcntl.ioctl(self._stdin, termios.FIONREAD, unread)
+            quiet = int.from_bytes(unread, sys.byteorder) == 0
+            wait = min(END_QUIET_SECONDS, deadline - now)
+            if not select.select([self._stderr], [], [], wait)[0]:
+                if quiet:
+                    return
+                continue
+            self._drain_stderr()
 
     def stderr_restart(self) -> None:
         """Start a new capture (and a new stderr allowance): the next match of a series.
@@ -392,7 +461,9 @@ class BotProcess:
                     f"the bot stopped reading its input ({self._exit_status()})"
                 ) from None
 
-    def _read_line(self, deadline: float, cpu_limit: float | None = None) -> bytes:
+    def _read_line(
+        self, deadline: float, cpu_limit: float | None = None, idle: IdleMeter | None = None
+    ) -> bytes:
         buffer = self._buffer
         newline = buffer.find(b"\n")
         self._idle_at = monotonic() + IDLE_SECONDS
@@ -402,10 +473,13 @@ class BotProcess:
         while newline < 0:
             if len(buffer) > MAX_LINE_BYTES:
                 raise LineTooLong(f"the bot wrote a line longer than {MAX_LINE_BYTES} bytes")
-            self._wait_for_output(deadline, cpu_limit, cpu_left)
+            wake = None if idle is None else idle.next_reading()
+            self._wait_for_output(min(deadline, wake or deadline), cpu_limit, cpu_left, deadline)
             newline = buffer.find(b"\n")
             if cpu_limit is not None and newline < 0:
                 cpu_left = cpu_limit - (self._control.cpu_seconds() - self._cpu_mark)
+                if idle is not None:
+                    cpu_left -= idle.idle_seconds()
         if newline > MAX_LINE_BYTES:
             raise LineTooLong(f"the bot wrote a line longer than {MAX_LINE_BYTES} bytes")
         line = bytes(buffer[:newline])
@@ -417,24 +491,31 @@ class BotProcess:
         return line
 
     def _wait_for_output(
-        self, deadline: float, cpu_limit: float | None, cpu_left: float | None
+        self,
+        until: float,
+        cpu_limit: float | None,
+        cpu_left: float | None,
+        deadline: float | None = None,
     ) -> None:
-        """Wait for output until the deadline, or until ``cpu_left`` (the CPU time left of
-        ``cpu_limit``, at most) could be spent, and read what came."""
+        """Wait for output until ``until`` (at most the ``deadline``), or until ``cpu_left``
+        (the time left of ``cpu_limit``, at most) could be spent, and read what came."""
         now = monotonic()
-        remaining = deadline - now
-        if remaining <= 0:
+        deadline = until if deadline is None else deadline
+        remaining = until - now
+        if deadline - now <= 0:
             if cpu_limit is None:
                 raise BotTimedOut("the bot did not reply before the deadline")
             raise BotTimedOut(
                 "the bot did not reply within the wall-clock backstop"
                 f" ({WALL_BACKSTOP_FACTOR:g} times its {cpu_limit:g} s of CPU time)"
             )
-        wait = remaining
+        wait = max(0.0, remaining)
         if cpu_left is not None:
             if cpu_left <= 0:
-                raise BotTimedOut("the bot did not reply before its CPU time ran out")
-            wait = min(wait, max(cpu_left / self._cpus, _CPU_SLICE_SECONDS))
+                raise BotTimedOut(OUT_OF_TIME)
+            # CPU time grows at most ``cpus`` times as fast as the wall clock, and time asleep
+            # (``IdleMeter``) at most as fast.
+            wait = min(wait, max(cpu_left / (self._cpus + 1), _CPU_SLICE_SECONDS))
         if self.on_idle is not None:
             wait = min(wait, max(0.0, self._idle_at - now))
         ready = self._poller.poll(math.ceil(wait * 1000))

@@ -294,6 +294,9 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 #: Seconds of overtime each bot may spend over a whole match beyond the per-decision limit.
 BAIZE_TIME_BANK_SECONDS = env_float("BAIZE_TIME_BANK_SECONDS", 10.0)
+#: Wall-clock seconds a whole match may last; past them, the bot whose decisions took longer
+#: forfeits on time (docs/bot-protocol.md, "Timing").
+BAIZE_MATCH_WALL_SECONDS = env_float("BAIZE_MATCH_WALL_SECONDS", 1200.0, minimum=1.0)
 #: This process's local cache of uploaded code, content-addressed: <dir>/<sha256>/bot.py,
 #: filled from the shared store on first use (bots.code_cache); nothing to share between hosts.
 BAIZE_BOT_CODE_DIR = Path(env_str("BAIZE_BOT_CODE_DIR", str(VAR_DIR / "bots")))

@@ -184,6 +184,7 @@ def _limits(decision_seconds: float | None, time_bank_seconds: float | None) -> 
         time_bank_seconds=settings.BAIZE_TIME_BANK_SECONDS
         if time_bank_seconds is None
         else time_bank_seconds,
+        match_seconds=settings.BAIZE_MATCH_WALL_SECONDS,
     )
 
 

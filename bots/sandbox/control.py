@@ -23,6 +23,7 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -136,12 +137,27 @@ class UidFreezer:
         return "every process of the other bot's uid is stopped (SIGSTOP; no freezer cgroup)"
 
 
+def waiting_by_task(tasks: Iterable[int]) -> dict[int, float]:
+    """Seconds each of ``tasks`` (thread ids) waited for a CPU while ready to run: the second
+    figure of ``/proc/TID/schedstat``, in nanoseconds. A task gone meanwhile is left out."""
+    waiting = {}
+    for task in tasks:
+        try:
+            with open(f"/proc/{task}/schedstat", "rb") as file:
+                waiting[task] = int(file.read().split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            continue
+    return waiting
+
+
 class CgroupCpuMeter:
     """The CPU time the kernel counted for one slot cgroup, every task it ever held."""
 
     def __init__(self, usage_file: Path, version: int) -> None:
         self._usage = _HeldFile(usage_file, os.O_RDONLY)
         self._version = version
+        # cgroup v1 lists a cgroup's threads in ``tasks``, v2 in ``cgroup.threads``.
+        self._tasks = usage_file.parent / ("tasks" if version == 1 else "cgroup.threads")
 
     @classmethod
     def of(cls, folder: Path, version: int) -> CgroupCpuMeter:
@@ -154,6 +170,13 @@ class CgroupCpuMeter:
             return int(text) / 1e9
         # cgroup v2's cpu.stat starts with "usage_usec N".
         return int(text.split(None, 2)[1]) / 1e6
+
+    def waiting_by_task(self) -> dict[int, float]:
+        try:
+            tasks = [int(line) for line in self._tasks.read_text().split()]
+        except OSError:
+            return {}
+        return waiting_by_task(tasks)
 
     def close(self) -> None:
         self._usage.close()
@@ -170,6 +193,13 @@ class UidCpuMeter:
 
     def cpu_seconds(self) -> float:
         return sum(p.cpu_ticks for p in processes_of_uid(self.uid)) / _CLOCK_TICKS
+
+    def waiting_by_task(self) -> dict[int, float]:
+        tasks = []
+        for process in processes_of_uid(self.uid):
+            with contextlib.suppress(OSError):
+                tasks += [int(name) for name in os.listdir(f"/proc/{process.pid}/task")]
+        return waiting_by_task(tasks)
 
     def close(self) -> None:
         pass
@@ -194,6 +224,9 @@ class SlotControl:
 
     def cpu_seconds(self) -> float:
         return self.meter.cpu_seconds()
+
+    def waiting_by_task(self) -> dict[int, float]:
+        return self.meter.waiting_by_task()
 
     def running(self, pid: int) -> None:
         self.freezer.release_launcher(pid)

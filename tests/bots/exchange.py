@@ -41,9 +41,11 @@ class RecordingConnection:
     def freeze(self) -> None:
         self.inner.freeze()
 
-    def decide(self, message: Message, timeout: float) -> tuple[Message, float]:
+    def decide(
+        self, message: Message, timeout: float, limit: float | None = None
+    ) -> tuple[Message, float]:
         self.note("->", message)
-        reply, seconds = self.inner.decide(message, timeout)
+        reply, seconds = self.inner.decide(message, timeout, limit)
         self.note("<-", reply)
         return reply, seconds
 

@@ -325,9 +325,9 @@ def test_each_request_tells_the_bot_its_time_left_including_the_bank():
 
     real = referee_module.StrategyConnection.decide
 
-    def spy(self, message, timeout):
+    def spy(self, message, timeout, limit=None):
         seen.append((message["time_left"], timeout))
-        return real(self, message, timeout)
+        return real(self, message, timeout, limit)
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(referee_module.StrategyConnection, "decide", spy)

@@ -12,6 +12,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -32,7 +34,7 @@ HONEST = Path(__file__).parent / "honest"
 #: on its CPU leave it a fifth of it, and its bank is spent by its second decision. The bank
 #: only widens the wall-clock backstop, for a test host busy with other work.
 LIMITS = Limits(decision_seconds=0.2, start_seconds=5.0, time_bank_seconds=1.0)
-#: For the sleeping bots: no bank, so the backstop is 3 x 0.5 s.
+#: For the sleeping bots: no bank.
 SLEEP_LIMITS = Limits(decision_seconds=0.5, start_seconds=5.0)
 
 pytestmark = pytest.mark.sandbox
@@ -92,20 +94,53 @@ def test_a_bots_helpers_spinning_while_it_sleeps_are_charged_to_it(turns):
 
     assert result.forfeit is not None, "the helpers' CPU time was not charged to the bot"
     assert (result.forfeit.seat, result.forfeit.reason) == (0, ForfeitReason.TIMEOUT)
-    assert "CPU time ran out" in result.forfeit.detail
+    assert "time ran out" in result.forfeit.detail
     assert stray_sandbox_processes() == []
 
 
-def test_a_bot_that_sleeps_is_charged_its_cpu_time_until_the_wall_clock_backstop(sandbox):
-    within, charged = play(sandbox, sleeper(sandbox, "2"), target=1, limits=SLEEP_LIMITS)
-    past, _ = play(sandbox, sleeper(sandbox, "4"), target=1, limits=SLEEP_LIMITS)
+def test_a_bot_that_sleeps_within_its_decision_limit_is_charged_next_to_nothing(sandbox):
+    result, charged = play(sandbox, sleeper(sandbox, "0.5"), target=1, limits=SLEEP_LIMITS)
 
-    # Sleeping twice its time costs it next to nothing; four times is past the backstop.
-    assert within.forfeit is None
+    assert result.forfeit is None
     assert charged[0][0] < SLEEP_LIMITS.decision_seconds / 2
-    assert past.forfeit is not None
-    assert (past.forfeit.seat, past.forfeit.reason) == (0, ForfeitReason.TIMEOUT)
-    assert "wall-clock backstop" in past.forfeit.detail
+    assert stray_sandbox_processes() == []
+
+
+def test_a_bot_that_sleeps_30_s_a_decision_forfeits_on_time_once_its_bank_is_gone(turns):
+    limits = Limits(decision_seconds=0.5, start_seconds=5.0, time_bank_seconds=1.0)
+    players = [thief(turns, "sleep", str(30 / 1.5), "0", "every"), builtin_random(turns)]
+    started = time.monotonic()
+    result, _ = play(turns, players, target=1, limits=limits)
+    elapsed = time.monotonic() - started
+
+    assert result.forfeit is not None
+    assert (result.forfeit.seat, result.forfeit.reason) == (0, ForfeitReason.TIMEOUT)
+    assert "time ran out" in result.forfeit.detail and "backstop" not in result.forfeit.detail
+    # Asleep past its 0.5 s limit, its 1 s bank goes as the wall clock does: it forfeits
+    # about 1.5 s after its limit, not at the wall-clock backstop (3 x 1.5 s) nor after 30 s.
+    assert elapsed < 4.5, f"the sleeping bot held the match {elapsed:.1f} s"
+    assert stray_sandbox_processes() == []
+
+
+def test_an_honest_bot_beside_cpu_heavy_neighbours_never_forfeits_for_their_load(turns):
+    # Two busy processes on the match's CPU leave the honest bot a third of it: each of its
+    # decisions (0.75 x 0.2 s of CPU) takes about three times its limit on the wall clock,
+    # waiting for the CPU, which is not time it slept.
+    cpu = min(os.sched_getaffinity(0))
+    spin = "import os, sys; os.sched_setaffinity(0, {int(sys.argv[1])})\nwhile True: pass"
+    neighbours = [subprocess.Popen([sys.executable, "-c", spin, str(cpu)]) for _ in range(2)]
+    try:
+        honest = turns.launcher(HONEST, script="cpu_bound.py")
+        result, charged = play(turns, [honest, builtin_random(turns)], target=10)
+    finally:
+        for neighbour in neighbours:
+            neighbour.kill()
+            neighbour.wait()
+
+    assert result.forfeit is None, result.forfeit
+    assert len(charged[0]) >= 10, "the honest bot made its decisions"
+    assert all(c <= LIMITS.decision_seconds for c in charged[0]), max(charged[0])
+    assert result.time_bank_left[0] == LIMITS.time_bank_seconds
     assert stray_sandbox_processes() == []
 
 
@@ -165,4 +200,19 @@ def test_once_the_bot_speaks_only_its_own_processes_are_left_in_its_freezer(sand
         bot_cgroup = freezer_cgroup(int(children[0]))
         monitor_cgroup = freezer_cgroup(bot.pid)
     assert bot_cgroup.startswith(monitor_cgroup + "/slot-")
+    assert stray_sandbox_processes() == []
+
+
+def test_past_the_matchs_wall_clock_cap_the_slower_bot_forfeits(sandbox):
+    # It sleeps 0.4 s of its 0.5 s at every decision: never past its limit, but the match
+    # may last 1.5 s in all.
+    limits = dataclasses.replace(SLEEP_LIMITS, match_seconds=1.5)
+    players = [thief(sandbox, "sleep", "0.8", "0", "every"), builtin_random(sandbox)]
+    started = time.monotonic()
+    result, charged = play(sandbox, players, target=5, limits=limits)
+
+    assert time.monotonic() - started < 1.5 + 3 * SLEEP_LIMITS.decision_seconds
+    assert result.forfeit is not None and len(charged[0]) >= 2
+    assert (result.forfeit.seat, result.forfeit.reason) == (0, ForfeitReason.TIMEOUT)
+    assert "wall-clock cap of 1.5 s" in result.forfeit.detail
     assert stray_sandbox_processes() == []

@@ -252,3 +252,26 @@ def test_the_upload_check_turns_away_a_series_bot_that_breaks_in_its_second_matc
 
     assert check.problem.startswith("in seat 0, your bot forfeited (crash)")
     assert "deliberate crash in match 2" in check.problem and not check.plays_series
+
+
+ENDS = re.compile(r"end match=(\d+) scores=\[(\d+), (\d+)\]")
+
+
+@pytest.mark.sandbox
+@pytest.mark.parametrize("where", ["sandboxed", "local"])
+def test_what_a_kept_bot_writes_after_its_end_is_kept_with_the_match_that_ended(sandbox, where):
+    def bot(*args: str):
+        if where == "local":
+            return recorder(*args)
+        return sandbox.launcher(HONEST, script="series_recorder.py", args=args)
+
+    results = play_series([bot("series", "bye", "2"), bot("series")], matches=4)
+
+    assert all(result.forfeit is None for result in results)
+    for number, result in enumerate(results, start=1):
+        for seat in (0, 1):
+            noted = [(int(m), [int(a), int(b)]) for m, a, b in ENDS.findall(result.stderr[seat])]
+            assert noted == [(number, list(result.scores))], (number, seat, result.stderr[seat])
+    # Its last line before it exited between matches 2 and 3 is match 2's.
+    assert "bye after match=2" in results[1].stderr[0]
+    assert not any("bye" in result.stderr[0] for result in (results[0], *results[2:]))

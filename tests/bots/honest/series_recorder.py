@@ -3,7 +3,9 @@ the series. Plays the first legal action.
 
 Arguments: ``series`` to declare that it plays series (otherwise it is a version-1 bot that
 exits at ``end``), then optionally ``crash N`` to exit at its first decision of the
-series' match N; ``quit`` to exit at each ``end`` although it declared series.
+series' match N; ``quit`` to exit at each ``end`` although it declared series;
+``bye N`` to write a last line and exit on reading the ``end`` of the series' match N. On
+reading each ``end`` it notes the result on stderr (``end match=M scores=[A, B]``).
 """
 
 import json
@@ -15,6 +17,7 @@ args = sys.argv[1:]
 series = "series" in args
 quit_at_end = "quit" in args
 crash_at = int(args[args.index("crash") + 1]) if "crash" in args else None
+bye_at = int(args[args.index("bye") + 1]) if "bye" in args else None
 
 position = None
 for line in sys.stdin:
@@ -34,5 +37,10 @@ for line in sys.stdin:
             sys.exit(3)
         action = message["observation"]["legal_actions"][0]
         print(json.dumps({"action": action}), flush=True)
-    elif message["type"] == "end" and (quit_at_end or not series):
-        break
+    elif message["type"] == "end":
+        print(f"end match={position} scores={message['scores']}", file=sys.stderr, flush=True)
+        if position == bye_at:
+            print(f"bye after match={position}", file=sys.stderr, flush=True)
+            break
+        if quit_at_end or not series:
+            break

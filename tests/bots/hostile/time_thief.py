@@ -1,6 +1,6 @@
 """Steals its opponent's time with helpers.
 
-``time_thief.py [steal | sleep FACTOR] [SPINNERS_PER_CPU]``
+``time_thief.py [steal | sleep FACTOR] [SPINNERS_PER_CPU] [every]``
 
 At its first decision it forks SPINNERS_PER_CPU (default 4) helpers per CPU it may use; each
 calls ``setsid`` (leaving the bot's process group and session) and spins forever. It answers
@@ -10,7 +10,7 @@ every decision with the first legal action.
   them (SIGCONT) just before answering, so that they spin while its opponent thinks.
 - ``sleep FACTOR``: its helpers are never stopped; at its first decision it sleeps FACTOR
   times the time it is allowed before answering, while they spin. ``sleep 2 0`` is a bot
-  that merely sleeps, with no helper at all.
+  that merely sleeps, with no helper at all; ``every`` sleeps so at every decision.
 """
 
 import json
@@ -23,6 +23,7 @@ args = sys.argv[1:]
 MODE = args.pop(0) if args else "steal"
 SLEEP_FACTOR = float(args.pop(0)) if MODE == "sleep" else 0.0
 PER_CPU = int(args.pop(0)) if args else 4
+EVERY = "every" in args
 
 
 def spin():
@@ -59,7 +60,7 @@ for line in sys.stdin:
             helpers = fork_helpers()
         if MODE == "steal":
             signal_all(helpers, signal.SIGSTOP)
-        elif first:
+        elif first or EVERY:
             time.sleep(SLEEP_FACTOR * message["time_left"])
         action = message["observation"]["legal_actions"][0]
         if MODE == "steal":
