@@ -31,25 +31,46 @@ class AccountSerializer(serializers.Serializer):
     token = serializers.CharField()
 
 
-class ClosedBotInputSerializer(serializers.Serializer):
+class ClosedInputSerializer(serializers.Serializer):
     """An input that refuses, by name, any field it does not take: a misspelt or read-only
-    field is an error, never silently ignored."""
+    field is an error, never silently ignored. Every input of the API is one."""
 
     #: How the refusal goes on, before the fields this input takes.
     takes_only = "this input takes only"
+    #: Fields the resource shows but this input does not take: refused as read-only.
+    read_only_names: tuple[str, ...] = ()
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        others = sorted(set(self.initial_data) - set(self.fields))
+        given = self.initial_data if hasattr(self.initial_data, "keys") else {}
+        others = sorted(set(given) - set(self.fields))
         if others:
             taken = ", ".join(self.fields)
             raise serializers.ValidationError(
                 {
-                    name: f"{'read-only' if name in BOT_FIELDS else 'unknown field'}:"
+                    name: f"{'read-only' if name in self.read_only_names else 'unknown field'}:"
                     f" {self.takes_only} {taken}"
                     for name in others
                 }
             )
         return attrs
+
+
+class JsonBooleanField(serializers.BooleanField):
+    """A boolean given as a JSON ``true`` or ``false``: ``1``, ``1.0`` or ``"yes"`` are refused
+    (DRF's own field would take them)."""
+
+    default_error_messages = {"invalid": "Must be a JSON boolean, true or false."}
+
+    def to_internal_value(self, data: Any) -> bool:
+        if isinstance(data, bool):
+            return data
+        self.fail("invalid")
+
+
+class ClosedBotInputSerializer(ClosedInputSerializer):
+    """A bot's input: a field the bot shows but the input does not take is read-only."""
+
+    read_only_names = ("id", "game", "name", "owner", "created_at", "latest_version")
 
 
 class BotInputSerializer(ClosedBotInputSerializer):
@@ -62,7 +83,7 @@ class BotInputSerializer(ClosedBotInputSerializer):
     description = serializers.CharField(
         required=False, allow_blank=True, default="", max_length=MAX_DESCRIPTION
     )
-    on_ladder = serializers.BooleanField(
+    on_ladder = JsonBooleanField(
         required=False,
         default=True,
         help_text="Whether the bot's latest ready version plays on the ladder (default true).",
@@ -77,7 +98,7 @@ class BotUpdateInputSerializer(ClosedBotInputSerializer):
     description = serializers.CharField(
         required=False, allow_blank=True, max_length=MAX_DESCRIPTION
     )
-    on_ladder = serializers.BooleanField(
+    on_ladder = JsonBooleanField(
         required=False, help_text="Whether the bot's latest ready version plays on the ladder."
     )
 

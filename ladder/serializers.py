@@ -6,6 +6,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from bots.serializers import ClosedInputSerializer
 from tournaments.sprt import ELO_LIMIT, SprtParameters
 
 from .selectors import SetStatus
@@ -61,7 +62,9 @@ class SetSerializer(serializers.Serializer):
     finished_at = serializers.DateTimeField()
 
 
-class ChallengeCreateSerializer(serializers.Serializer):
+class ChallengeCreateSerializer(ClosedInputSerializer):
+    takes_only = "a challenge takes only"
+
     version = serializers.IntegerField(help_text="Your ready version.")
     opponent = serializers.IntegerField(help_text="Any ready version of the same game.")
     sets = serializers.IntegerField(
@@ -69,7 +72,9 @@ class ChallengeCreateSerializer(serializers.Serializer):
     )
 
 
-class VersionTestCreateSerializer(serializers.Serializer):
+class VersionTestCreateSerializer(ClosedInputSerializer):
+    takes_only = "a version test takes only"
+
     candidate = serializers.IntegerField(help_text="Your new version.")
     baseline = serializers.IntegerField(
         required=False, help_text="Your version to beat (or give a pool)."
@@ -89,6 +94,7 @@ class VersionTestCreateSerializer(serializers.Serializer):
     max_sets = serializers.IntegerField(default=_SPRT.max_sets, min_value=2, max_value=2000)
 
     def validate(self, data: dict) -> dict:
+        data = super().validate(data)
         if ("baseline" in data) == ("pool" in data):
             raise serializers.ValidationError({"baseline": "give either baseline or pool"})
         if not data["elo0"] < data["elo1"]:

@@ -5,6 +5,8 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
+from bots.serializers import ClosedInputSerializer
+
 from . import config
 from .formats import Format, format_names, format_spec, kinds
 from .models import DuplicateSet, Entrant, Pairing, Rating, RatingChange, Tournament
@@ -98,7 +100,9 @@ class TournamentDetailSerializer(TournamentSerializer):
         fields = [*TournamentSerializer.Meta.fields, "entrants", "matches"]
 
 
-class TournamentCreateSerializer(serializers.Serializer):
+class TournamentCreateSerializer(ClosedInputSerializer):
+    takes_only = "a tournament takes only"
+
     name = serializers.CharField(max_length=120)
     game = serializers.CharField()
     format = serializers.ChoiceField(
@@ -150,7 +154,7 @@ class TournamentCreateSerializer(serializers.Serializer):
         return config.TournamentConfig(**data)
 
 
-class EntryCreateSerializer(serializers.Serializer):
+class EntryCreateSerializer(ClosedInputSerializer):
     """A bot version by its id, or by its bot and the number its author sees (``v3``)."""
 
     bot = serializers.IntegerField(
@@ -168,11 +172,11 @@ class EntryCreateSerializer(serializers.Serializer):
     )
 
 
-class ScheduleSerializer(serializers.Serializer):
+class ScheduleSerializer(ClosedInputSerializer):
     starts_at = serializers.DateTimeField()
 
 
-class CancelSerializer(serializers.Serializer):
+class CancelSerializer(ClosedInputSerializer):
     reason = serializers.CharField(max_length=500)
 
 

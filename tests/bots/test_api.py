@@ -456,3 +456,14 @@ def test_a_built_in_version_has_no_code_to_download(db):
 
     assert response.status_code == 400
     assert "built in" in response.json()["detail"]["number"]
+
+
+@pytest.mark.parametrize("given", [1.0, 1, 0, "true", "yes"])
+def test_on_ladder_must_be_a_json_boolean(alice, given):
+    response = client_for(alice).post(
+        "/api/bots/", {"game": "snag", "name": "x", "on_ladder": given}, format="json"
+    )
+
+    assert response.status_code == 400
+    assert "JSON boolean" in str(response.json()["detail"]["on_ladder"])
+    assert not Bot.objects.exists()

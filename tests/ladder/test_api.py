@@ -154,6 +154,7 @@ def test_five_sets_won_of_five_keep_a_score_interval_wider_than_a_point(alice, b
         ({"sets": 51}, 400, "sets"),
         ({"version": 999999}, 400, "no bot version 999999"),
         ({"swap": True}, 400, "not one of your bots"),
+        ({"rounds": 3}, 400, "unknown field: a challenge takes only version, opponent, sets"),
     ],
 )
 def test_a_bad_challenge_gets_a_clear_400(alice, bob, client_of, payload, status, needle):
@@ -318,3 +319,18 @@ def test_the_sets_of_a_cancelled_challenge_read_not_played_with_the_reason(alice
         ("not_played", "cancelled: asked by mistake", [])
     ] * 2
     assert body["result"]["sets"] == 0 and body["result"]["score"] is None
+
+
+def test_a_version_test_naming_an_unknown_field_is_refused_by_name_and_creates_nothing(
+    alice, client_of
+):
+    candidate, baseline = bots_of(alice, 2)
+    body = {"candidate": candidate.pk, "baseline": baseline.pk, "elo_0": 5}
+
+    response = client_of(alice).post("/api/version-tests/", body, format="json")
+
+    assert response.status_code == 400
+    detail = response.json()["detail"]
+    assert list(detail) == ["elo_0"]
+    assert detail["elo_0"][0].startswith("unknown field: a version test takes only candidate")
+    assert not Tournament.objects.filter(format="version_test").exists()

@@ -187,3 +187,41 @@ def test_an_organiser_enters_any_bot_by_its_number(organiser):
     url = f"/api/tournaments/{tournament_id}/entrants/"
     entry = {"bot": theirs.bot_id, "version": 1}
     assert client(organiser).post(url, entry, format="json").status_code == 201
+
+
+def test_a_tournament_naming_an_unknown_field_is_refused_by_name_and_creates_nothing(organiser):
+    response = client(organiser).post(
+        "/api/tournaments/", {**NEW, "sets": 3, "seed": 4}, format="json"
+    )
+
+    assert response.status_code == 400
+    body = response.json()
+    assert body["error"] == "invalid" and set(body["detail"]) == {"sets", "seed"}
+    assert body["detail"]["sets"][0].startswith("unknown field: a tournament takes only name")
+    assert not Tournament.objects.exists()
+
+
+def test_entering_scheduling_and_cancelling_refuse_unknown_fields(organiser):
+    tournament_id = client(organiser).post("/api/tournaments/", NEW, format="json").json()["id"]
+    [version] = strategy_bots(1)
+    api = client(organiser)
+
+    entry = api.post(
+        f"/api/tournaments/{tournament_id}/entrants/",
+        {"version": version.pk, "seat": 1},
+        format="json",
+    )
+    schedule = api.post(
+        f"/api/tournaments/{tournament_id}/schedule/",
+        {"starts_at": "2030-01-01T00:00:00Z", "at": "now"},
+        format="json",
+    )
+    cancel = api.post(
+        f"/api/tournaments/{tournament_id}/cancel/", {"reason": "x", "why": "y"}, format="json"
+    )
+
+    for response, name in ((entry, "seat"), (schedule, "at"), (cancel, "why")):
+        assert response.status_code == 400, response.json()
+        assert response.json()["detail"][name][0].startswith("unknown field")
+    tournament = Tournament.objects.get(pk=tournament_id)
+    assert tournament.status == Tournament.Status.DRAFT and not Entrant.objects.exists()
