@@ -19,8 +19,9 @@ window narrows as the rating settles. Two versions play at most ``pair_cap`` set
 recent window while another opponent below the cap is free; when every free opponent is
 past it (a small field), the one met least is chosen, so capacity is never left idle.
 
-A pair, once paired, plays ``sets_per_pairing`` sets in a row (``pairing_sizes``): the
-matches of its two seatings are played as two series, one bot process per seat for each.
+A pair, once paired, plays ``sets_per_pairing`` sets in a row (``pairing_sizes``): a
+*pairing*. Every count here is of sets, not pairings: ``placement_sets``, a version's
+``sets`` and ``recent_sets``, and the ``pair_cap`` on what two versions played recently.
 
 **No version starves**: with capacity for it, that is whenever the sets in flight leave a
 free opponent, a version that has waited ``starving_seconds`` is paired on the next tick,

@@ -62,11 +62,12 @@ def ladder_recent_pairs(*, ladder: Tournament, since: datetime) -> dict[frozense
     return dict(Counter(frozenset(pair) for pair in sets))
 
 
-def _per_entrant(pairings: QuerySet[Pairing], value: Any) -> dict[int, Any]:
-    """``value`` (an aggregate) per entrant, over the pairings where it sits either side."""
+def _per_entrant(rows: QuerySet, value: Any, pairing: str = "") -> dict[int, Any]:
+    """``value`` (an aggregate) per entrant, over the pairings where it sits either side,
+    or over the sets of those pairings (``pairing="pairing__"``)."""
     found: dict[int, Any] = {}
-    for side in ("first_id", "second_id"):
-        for entrant, result in pairings.values(side).annotate(v=value).values_list(side, "v"):
+    for side in (f"{pairing}first_id", f"{pairing}second_id"):
+        for entrant, result in rows.values(side).annotate(v=value).values_list(side, "v"):
             if isinstance(result, int):
                 found[entrant] = found.get(entrant, 0) + result
             else:
@@ -79,9 +80,12 @@ def ladder_views(
 ) -> list[LadderVersion]:
     """The matchmaker's picture of ``entrants``: rating, sets, wait, and whether busy."""
     pairings = Pairing.objects.filter(tournament=ladder)
-    finished = _per_entrant(pairings.filter(status=Pairing.Status.FINISHED), Count("id"))
+    finished = _finished_sets(ladder)
     since = now - _recent()
-    recent = _per_entrant(pairings.filter(created_at__gte=since), Count("id"))
+    recent_sets = DuplicateSet.objects.filter(
+        pairing__tournament=ladder, pairing__created_at__gte=since
+    )
+    recent = _per_entrant(recent_sets, Count("id"), pairing="pairing__")
     last = _per_entrant(pairings, Max("created_at"))
     busy = set(_per_entrant(pairings.filter(status=Pairing.Status.PLAYING), Count("id")))
     skills = _skills(ladder.game, [entrant.version_id for entrant in entrants])
@@ -101,6 +105,14 @@ def ladder_views(
             )
         )
     return views
+
+
+def _finished_sets(ladder: Tournament) -> dict[int, int]:
+    """Entrant -> the ladder sets it finished (each rated): a pairing holds several."""
+    sets = DuplicateSet.objects.filter(
+        pairing__tournament=ladder, status=DuplicateSet.Status.FINISHED
+    )
+    return _per_entrant(sets, Count("id"), pairing="pairing__")
 
 
 def _recent() -> timedelta:
@@ -140,7 +152,7 @@ def ladder_table(*, game_id: str) -> list[LadderRow]:
         e.version_id: e for e in Entrant.objects.filter(tournament=the_ladder, version__in=versions)
     }
     pairings = Pairing.objects.filter(tournament=the_ladder)
-    finished = _per_entrant(pairings.filter(status=Pairing.Status.FINISHED), Count("id"))
+    finished = _finished_sets(the_ladder)
     last = _per_entrant(pairings.filter(status=Pairing.Status.FINISHED), Max("finished_at"))
     skills = _skills(game_id, [v.pk for v in versions])
     placement = settings.BAIZE_LADDER_PLACEMENT_SETS

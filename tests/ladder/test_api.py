@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from django.db.models import Q
 from rest_framework.test import APIClient
 
 from ladder.services import challenge_create, ladder_for, ladder_tick, version_test_create
 from matches.models import Match
 from tournaments.config import TournamentConfig
 from tournaments.formats import VERSION_TEST_BATCH_SETS
-from tournaments.models import Tournament
+from tournaments.models import Pairing, RatingUpdate, Tournament
 from tournaments.services import tournament_cancel, tournament_create
 from tournaments.sprt import ELO_LIMIT, SprtParameters, elo_of_score
 
@@ -334,3 +335,44 @@ def test_a_version_test_naming_an_unknown_field_is_refused_by_name_and_creates_n
     assert list(detail) == ["elo_0"]
     assert detail["elo_0"][0].startswith("unknown field: a version test takes only candidate")
     assert not Tournament.objects.filter(format="version_test").exists()
+
+
+def test_the_ladder_tables_sets_are_each_versions_rated_sets_several_to_a_pairing(
+    alice, bob, client_of, settings
+):
+    settings.BAIZE_LADDER_SETS_IN_FLIGHT = 12
+    settings.BAIZE_LADDER_SETS_PER_PAIRING = 3
+    bots_of(alice, 2)
+    bots_of(bob, 2)
+    ladder = ladder_for(game_id="snag")
+    Tournament.objects.filter(pk=ladder.pk).update(options={"target": 5})
+    for _ in range(3):
+        ladder_tick()
+        play_pending(ladder)
+
+    rows = client_of().get("/api/ladder/snag/").json()["rows"]
+
+    rated = RatingUpdate.objects.filter(duplicate_set__pairing__tournament=ladder)
+    assert rated.count() > Pairing.objects.filter(tournament=ladder).count(), "3 sets a pairing"
+    for row in rows:
+        version = row["version"]["version_id"]
+        sides = Q(duplicate_set__pairing__first__version_id=version) | Q(
+            duplicate_set__pairing__second__version_id=version
+        )
+        assert row["sets"] == rated.filter(sides).count() > 0, row
+
+
+def test_placement_ends_after_the_placement_sets_not_after_as_many_pairings(
+    alice, client_of, settings
+):
+    settings.BAIZE_LADDER_SETS_PER_PAIRING = 3
+    settings.BAIZE_LADDER_PLACEMENT_SETS = 3
+    bots_of(alice, 2)
+    ladder = ladder_for(game_id="snag")
+    Tournament.objects.filter(pk=ladder.pk).update(options={"target": 5})
+    ladder_tick()
+    play_pending(ladder)
+
+    rows = client_of().get("/api/ladder/snag/").json()["rows"]
+
+    assert [(row["sets"], row["placing"]) for row in rows] == [(3, False), (3, False)]
