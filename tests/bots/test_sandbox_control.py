@@ -128,7 +128,11 @@ def test_an_honest_bot_beside_cpu_heavy_neighbours_never_forfeits_for_their_load
     # waiting for the CPU, which is not time it slept.
     cpu = min(os.sched_getaffinity(0))
     spin = "import os, sys; os.sched_setaffinity(0, {int(sys.argv[1])})\nwhile True: pass"
-    neighbours = [subprocess.Popen([sys.executable, "-c", spin, str(cpu)]) for _ in range(2)]
+    # Each in a session of its own: the kernel's autogroups share a CPU between sessions.
+    neighbours = [
+        subprocess.Popen([sys.executable, "-c", spin, str(cpu)], start_new_session=True)
+        for _ in range(2)
+    ]
     try:
         honest = turns.launcher(HONEST, script="cpu_bound.py")
         result, charged = play(turns, [honest, builtin_random(turns)], target=10)
