@@ -4,6 +4,7 @@ ladder pairing's, each seating a series of its own."""
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from pathlib import Path
@@ -13,9 +14,14 @@ import pytest
 from bots import uploads
 from bots.models import Bot, BotVersion
 from bots.runner import ScriptLauncher
+from bots.services import version_watch_mark
 from bots.uploads import check_opponents, check_plan, smoke_test
 from games.rules import get_game
 from games.rules.decks import MAX_SEED
+from ladder.services import ladder_for, ladder_tick
+from tests.tournaments.conftest import pending_match_ids
+from tournaments.series import match_series
+from tournaments.tasks import tournament_series_play
 
 from .test_api import client_for, upload_and_check
 from .uploads import HAND_NOTING_BOT, LATE_FORFEIT_BOT
@@ -141,3 +147,61 @@ def test_two_checks_of_an_upload_deal_other_cards(
     assert len(set(hands[0][:2])) == 2, "a deal a set"
     assert set(hands[0]).isdisjoint(hands[1]), "the second check is dealt other cards"
     assert BotVersion.objects.filter(bot=alices_bot, status="ready").count() == 2
+
+
+# The first ladder matches of a new version are watched as its check is.
+
+
+@pytest.mark.sandbox
+def test_a_bot_that_passes_a_shorter_check_and_forfeits_its_third_ladder_match_is_marked(
+    sandbox,
+    alices_bot,
+    alice,
+    bob,
+    code_store,
+    builtin_snag_versions,
+    django_capture_on_commit_callbacks,
+    settings,
+    client,
+):
+    # Checked as a pairing of two sets was: it behaves in both matches of each seating.
+    settings.BAIZE_LADDER_SETS_PER_PAIRING = 2
+    capture = django_capture_on_commit_callbacks
+    body = upload_and_check(client_for(alice), alices_bot, "bot.py", LATE_FORFEIT_BOT, capture)
+    assert body["status"] == "ready" and body["watch_note"] == ""
+
+    # On the ladder a pairing plays three: its first seating's third match is lost.
+    settings.BAIZE_LADDER_SETS_PER_PAIRING = 3
+    settings.BAIZE_LADDER_SETS_IN_FLIGHT = 10
+    Bot.objects.filter(game="snag", name="random").update(on_ladder=False)
+    assert ladder_tick() == 1
+    with capture(execute=True):
+        for series in match_series(match_ids=pending_match_ids(ladder_for(game_id="snag"))):
+            tournament_series_play(series)
+
+    version = BotVersion.objects.get(bot=alices_bot, number=1)
+    assert version.watch_note.startswith("forfeited its ladder match 3 of 12 watched (match ")
+    assert "illegal_action in seat" in version.watch_note
+    assert '{"play":"1X"} is not legal here' in version.watch_note
+    # Everyone sees the mark: in the version's API and on the bot page.
+    shown = client_for(bob).get(f"/api/bots/{alices_bot.pk}/versions/1/").json()
+    assert shown["watch_note"] == version.watch_note
+    page = client.get(f"/bots/{alices_bot.pk}/").content.decode()
+    assert "watched" in page and "forfeited its ladder match 3 of 12 watched" in page
+
+
+@pytest.mark.django_db
+def test_only_a_forfeit_among_the_first_watched_ladder_matches_marks_a_version_once(
+    builtin_snag_versions, settings
+):
+    settings.BAIZE_WATCHED_MATCHES = 12
+    version = builtin_snag_versions[0]
+    mark = functools.partial(version_watch_mark, version_id=version.pk, match_id=7)
+
+    assert not mark(ladder_match=13, what="crash in seat 0: gone")
+    assert BotVersion.objects.get(pk=version.pk).watch_note == ""
+    assert mark(ladder_match=12, what="timeout in seat 1: slow")
+    assert not mark(ladder_match=5, what="crash in seat 0: gone"), "the first mark stands"
+    assert BotVersion.objects.get(pk=version.pk).watch_note == (
+        "forfeited its ladder match 12 of 12 watched (match 7): timeout in seat 1: slow"
+    )
