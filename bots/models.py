@@ -49,6 +49,10 @@ class BotVersion(models.Model):
     #: Its check found that it plays series (protocol version 2): one process per seat plays
     #: several matches in a row. Says what the bot does; whether it does is its own choice.
     plays_series = models.BooleanField(default=False)
+    #: Its first ladder matches (``BAIZE_WATCHED_MATCHES``) are watched as its check is: the
+    #: first it forfeited there, which and how (``bots.services.version_watch_mark``); ""
+    #: if none. Public: the match and its forfeit are.
+    watch_note = models.TextField(blank=True)
     #: The upload time of an uploaded version.
     created_at = models.DateTimeField(auto_now_add=True)
     checked_at = models.DateTimeField(null=True, blank=True)

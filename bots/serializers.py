@@ -124,6 +124,7 @@ class BotVersionSerializer(serializers.ModelSerializer):
             "size",
             "status",
             "plays_series",
+            "watch_note",
             "uploaded_at",
             "checked_at",
         ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
@@ -104,3 +105,18 @@ def version_code_prepare(version: BotVersion) -> None:
     ``CodeUnavailable`` (the match stays pending, the task retries) if no store has it."""
     if not version.builtin:
         version_code_dir(version)
+
+
+def version_watch_mark(*, version_id: int, ladder_match: int, match_id: int, what: str) -> bool:
+    """Mark a version that forfeited its ``ladder_match``-th ladder match (``match_id``),
+    saying ``what`` happened, if that is one of its first ``BAIZE_WATCHED_MATCHES``; True
+    if this marked it. The first mark stands: a later forfeit, or the same one reported
+    again, changes nothing."""
+    watched = settings.BAIZE_WATCHED_MATCHES
+    if not 1 <= ladder_match <= watched:
+        return False
+    where = f"ladder match {ladder_match} of {watched} watched (match {match_id})"
+    note = f"forfeited its {where}: {what}"
+    # Conditional update: two of its matches ending at once on two workers mark it once.
+    marked = BotVersion.objects.filter(id=version_id, watch_note="").update(watch_note=note)
+    return marked == 1

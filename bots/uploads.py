@@ -3,26 +3,37 @@
 An upload is checked in memory (``bots.bot_code``) before anything is written; only a good one
 is stored (content-addressed, in the store every worker reads: ``bots.code_cache``) and
 becomes a ``pending`` version, whose check is queued once
-the transaction commits. The check is a short smoke match in each seat against the built-in
-random bot, inside the sandbox, and a second one in the same process for a bot whose first
-``ready`` says it plays series (so a series bot that breaks on its second ``start`` is
-turned away at upload, not in a tournament). It moves the version from ``pending`` to
-``ready`` or ``rejected``, and records whether it plays series, with a conditional update,
-so a twice-delivered check task writes once.
+the transaction commits. The check, inside the sandbox, plays what the version's first
+ladder pairing would: ``BAIZE_LADDER_SETS_PER_PAIRING`` duplicate sets against a built-in
+bot of the game's ladder drawn at random, on fresh secret seeds, with the ladder's options
+and limits. As on the ladder, the sets' first seatings are one series (the version in seat
+0, one process for all its matches if its first ``ready`` says it plays series) and the
+second seatings, on the same deals, another, started after the first has ended, with a
+fresh process in seat 1: nothing in a match tells the check from a ladder match (so a bot
+cannot behave in the check and misbehave later), and a series bot that breaks on a later
+``start`` is turned away at upload, not in a tournament. The check moves the version from
+``pending`` to ``ready`` or ``rejected``, and records whether it plays series, with a
+conditional update, so a twice-delivered check task writes once. Its first ladder matches
+are watched as well (``bots.services.version_watch_mark``).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import random
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from games.rules import Game, get_game
+from games.rules.decks import MAX_SEED
 
 from .bot_code import BotCode, UploadLimits, UploadRejected, read_upload
 from .code_cache import CodeUnavailable, cached_code_dir, code_cache_put, code_publish
@@ -34,10 +45,6 @@ from .sandbox import SandboxUnsafe, current_sandbox, sandbox_limits
 from .series import Series
 
 logger = logging.getLogger(__name__)
-
-#: The seed of the first smoke match, the others' following it: fixed, so a check can be
-#: repeated exactly.
-SMOKE_SEED = 20260401
 
 
 def upload_limits() -> UploadLimits:
@@ -107,15 +114,6 @@ def uploaded_launcher(version: BotVersion, **limit_overrides: int) -> BotLaunche
     return sandbox.launcher(version_code_dir(version), limits=limits)
 
 
-def smoke_options(game: Game) -> dict[str, Any]:
-    """The shortest match the game allows: every integer option at its minimum."""
-    return {
-        option["name"]: option["minimum"]
-        for option in game.describe()["options"]
-        if option.get("type") == "integer" and "minimum" in option
-    }
-
-
 def server_limits() -> Limits:
     return Limits(
         decision_seconds=settings.BAIZE_DECISION_TIMEOUT,
@@ -124,8 +122,62 @@ def server_limits() -> Limits:
     )
 
 
+#: The check's randomness: secret, as a ladder set's seeds are (drawn from the ladder's
+#: secret), so no one can tell a check's deals in advance. Tests may put a seeded one here.
+_draw: random.Random = secrets.SystemRandom()
+
+
+@dataclass(frozen=True)
+class CheckPlan:
+    """What a check plays: ``len(seeds)`` duplicate sets against the built-in ``opponent``."""
+
+    #: The strategy of the built-in opponent (``bots/builtin/strategies``).
+    opponent: str
+    #: One deal seed per set, each played from both seats.
+    seeds: tuple[int, ...]
+    #: The match options: the ladder's (every option at its default).
+    options: dict[str, Any]
+
+
+def check_opponents(game_id: str) -> list[str]:
+    """The strategies of the built-in bots that play on the game's ladder (their latest
+    ready version), or, where none is there yet, of every built-in bot of the game."""
+    ready = BotVersion.objects.filter(
+        bot__game=game_id, bot__on_ladder=True, status=BotVersion.Status.READY
+    )
+    latest = ready.filter(bot=OuterRef("bot")).order_by("-number").values("number")[:1]
+    on_ladder = (
+        ready.filter(number=Subquery(latest))
+        .exclude(builtin="")
+        .values_list("builtin", flat=True)
+        .order_by("builtin")
+    )
+    return list(on_ladder) or _builtin_strategies(game_id)
+
+
+def _builtin_strategies(game_id: str) -> list[str]:
+    from .services import builtin_strategy_names  # services import this module
+
+    return sorted(builtin_strategy_names(game_id).values())
+
+
+def check_plan(
+    game_id: str, *, opponents: Sequence[str] | None = None, sets: int | None = None
+) -> CheckPlan:
+    """A fresh plan, drawn as a new version's first ladder pairing is: its opponent at
+    random among ``opponents`` (default: the built-in bots on the game's ladder, read from
+    the database: ``check_opponents``), ``sets`` duplicate sets (default
+    ``BAIZE_LADDER_SETS_PER_PAIRING``) on secret seeds, the ladder's options."""
+    pool = list(opponents) if opponents is not None else check_opponents(game_id)
+    if not pool:
+        raise ValueError(f"no built-in bot of {game_id} to check a version against")
+    count = sets if sets is not None else settings.BAIZE_LADDER_SETS_PER_PAIRING
+    seeds = tuple(_draw.randint(0, MAX_SEED) for _ in range(count))
+    return CheckPlan(opponent=_draw.choice(pool), seeds=seeds, options={})
+
+
 def bot_version_check(*, version_id: int) -> BotVersion:
-    """Play the smoke matches of a pending version and record the verdict.
+    """Play the check's matches of a pending version and record the verdict.
 
     A machine whose sandbox is unsafe leaves the version pending, saying why; so does one
     that cannot get the code, raising ``CodeUnavailable`` for the task to retry.
@@ -133,8 +185,12 @@ def bot_version_check(*, version_id: int) -> BotVersion:
     version = BotVersion.objects.select_related("bot").get(id=version_id)
     if version.status != BotVersion.Status.PENDING:
         return version
+    plan = check_plan(version.bot.game)
     try:
-        launcher = uploaded_launcher(version)
+        # As a ladder series' launcher (``matches.play.MatchSeries``): the CPU backstop of a
+        # process is the per-match one times the matches it may play.
+        cpu = settings.BAIZE_SANDBOX_LIMITS["cpu_seconds"] * len(plan.seeds)
+        launcher = uploaded_launcher(version, cpu_seconds=cpu)
     except SandboxUnsafe as error:
         logger.warning("version %s not checked: %s", version_id, error)
         BotVersion.objects.filter(id=version_id, status=BotVersion.Status.PENDING).update(
@@ -147,7 +203,7 @@ def bot_version_check(*, version_id: int) -> BotVersion:
             status_reason=f"waiting for its code: {error}"
         )
         raise
-    check = smoke_test(get_game(version.bot.game), lambda: launcher)
+    check = smoke_test(get_game(version.bot.game), lambda: launcher, plan=plan)
     status = BotVersion.Status.REJECTED if check.problem else BotVersion.Status.READY
     # Conditional: of two deliveries of the check, the first verdict stands.
     BotVersion.objects.filter(id=version_id, status=BotVersion.Status.PENDING).update(
@@ -165,38 +221,40 @@ class SmokeCheck(NamedTuple):
     problem: str
     #: The candidate's stderr, match after match.
     log: str
-    #: Its first ``ready`` said in both seats that it plays series, and it played a second
-    #: match of the series after that.
+    #: Its first ``ready`` said in both seats that it plays series (with two sets or more
+    #: per pairing, it then played a second match of the series in that process).
     plays_series: bool
 
 
-#: Matches the check plays in each seat with a bot that plays series (one otherwise).
-SMOKE_SERIES = 2
-
-
 def smoke_test(
-    game: Game, candidate: Callable[[], BotLauncher], limits: Limits | None = None
+    game: Game,
+    candidate: Callable[[], BotLauncher],
+    limits: Limits | None = None,
+    *,
+    plan: CheckPlan | None = None,
 ) -> SmokeCheck:
-    """Play ``candidate`` against the built-in random bot in seat 0, then seat 1: one
-    match in each, or a series of ``SMOKE_SERIES`` if it says it plays series."""
+    """Play ``candidate`` the check's duplicate sets (``plan``; by default one drawn among
+    the game's built-in bots, without the database): every deal with the candidate in
+    seat 0, one series, then every deal again with it in seat 1, another series, started
+    once the first has ended. Each seating has its own processes: none sees a deal twice."""
     limits = limits or server_limits()
+    plan = plan or check_plan(game.id, opponents=_builtin_strategies(game.id))
     logs: list[str] = []
     plays_series = True
     for seat in (0, 1):
-        players = [BuiltinLauncher("random", seed=seat)]
+        players = [BuiltinLauncher(plan.opponent)]
         players.insert(seat, candidate())
-        with Series(players, matches=SMOKE_SERIES) as series:
-            for number in range(SMOKE_SERIES):
-                # Another deal each match: a series never sees one deal twice.
-                state = game.new_match(SMOKE_SEED + 2 * number + seat, smoke_options(game))
+        with Series(players, matches=len(plan.seeds)) as series:
+            for seed in plan.seeds:
+                state = game.new_match(seed, plan.options)
                 result = series.play(game, state, limits=limits, emit=_ignore)
                 logs.append(result.stderr[seat])
-                problem = _smoke_problem(result, seat)
+                problem = _smoke_problem(result, seat, plan.opponent)
                 if problem:
                     return SmokeCheck(problem, "\n".join(logs), False)
-                if not series.plays_series(seat):
-                    plays_series = False
-                    break
+                # Every match is played, series bot or not: a bot may count its matches
+                # (``series.match`` in each ``start``) and change from the third on.
+                plays_series = plays_series and series.plays_series(seat)
     return SmokeCheck("", "\n".join(logs), plays_series)
 
 
@@ -204,11 +262,11 @@ def smoke_test(
 STDERR_IN_REASON = 2000
 
 
-def _smoke_problem(result: MatchResult, seat: int) -> str:
+def _smoke_problem(result: MatchResult, seat: int, opponent: str) -> str:
     forfeit = result.forfeit
     if forfeit is None:
         return ""
-    who = "your bot" if forfeit.seat == seat else "the random bot"
+    who = "your bot" if forfeit.seat == seat else f"the built-in bot ({opponent})"
     problem = f"in seat {seat}, {who} forfeited ({forfeit.reason.value}): {forfeit.detail}"
     # The reason is shown to the bot's owner and staff only, so it may quote the bot's stderr.
     tail = result.stderr[seat].strip()[-STDERR_IN_REASON:] if forfeit.seat == seat else ""

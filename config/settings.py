@@ -258,6 +258,9 @@ BAIZE_LADDER_PLACEMENT_SETS = env_int("BAIZE_LADDER_PLACEMENT_SETS", 10, minimum
 BAIZE_LADDER_PAIR_CAP = env_int("BAIZE_LADDER_PAIR_CAP", 3, minimum=1)
 BAIZE_LADDER_RECENT_HOURS = env_int("BAIZE_LADDER_RECENT_HOURS", 24, minimum=1)
 BAIZE_LADDER_STARVING_MINUTES = env_int("BAIZE_LADDER_STARVING_MINUTES", 10, minimum=1)
+#: A new version's first ladder matches watched as its upload check is: one it forfeits (a
+#: crash, a timeout, a protocol error) marks the version (``BotVersion.watch_note``).
+BAIZE_WATCHED_MATCHES = env_int("BAIZE_WATCHED_MATCHES", 12, minimum=0)
 #: Duplicate sets one author's challenges and version tests may reserve in 24 hours.
 BAIZE_AUTHOR_SETS_PER_DAY = env_int("BAIZE_AUTHOR_SETS_PER_DAY", 2000, minimum=1)
 # Several models have a "status": name their enums in the OpenAPI schema.

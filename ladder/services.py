@@ -8,14 +8,18 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from bots.models import BotVersion
+from bots.services import version_watch_mark
 from errors import DomainError
+from games.events import EventType, ResultReason
 from games.rules import GAMES
+from matches.models import Match, MatchEvent, MatchSeat
 from tournaments.config import TournamentConfig
 from tournaments.formats import Format, version_test_first_batch
-from tournaments.models import Tournament
+from tournaments.models import Tournament, TournamentMatch
 from tournaments.services import (
     tournament_create,
     tournament_enter,
@@ -33,6 +37,8 @@ from tournaments.sprt import SprtParameters
 from . import selectors
 from .matchmaking import MatchmakingRules, matchmake, pairing_sizes
 
+#: How much of a forfeit's detail a watched version's note quotes.
+WATCH_DETAIL = 300
 #: Sets a challenge may ask for.
 CHALLENGE_SETS = (1, 50)
 #: Opponents a version test's pool may hold.
@@ -87,6 +93,45 @@ def ladder_matchmake(*, game_id: str, now: datetime) -> list[tuple[int, int]]:
         return []
     by_entrant = {entrant.pk: entrant.version_id for entrant in entrants}
     return [(by_entrant[a], by_entrant[b]) for a, b in pairs]
+
+
+def ladder_match_watch(*, match_id: int, reason: str) -> bool:
+    """After a match ends (``matches.signals.match_finished``): a ladder match lost by
+    forfeit marks the version that forfeited it when it is one of that version's first
+    ``BAIZE_WATCHED_MATCHES`` ladder matches, as its upload check would have; True if it
+    marked one."""
+    if reason != ResultReason.FORFEIT:
+        return False
+    link = (
+        TournamentMatch.objects.filter(match_id=match_id, tournament__format=Format.LADDER)
+        .select_related("match")
+        .first()
+    )
+    event = MatchEvent.objects.filter(match_id=match_id, type=EventType.FORFEIT).first()
+    if link is None or event is None:
+        return False
+    forfeit = event.payload
+    version_id = MatchSeat.objects.values_list("version_id", flat=True).get(
+        match_id=match_id, seat=forfeit["seat"]
+    )
+    ended = link.match.finished_at
+    # Its place among the version's finished ladder matches, by when they ended.
+    number = (
+        Match.objects.filter(
+            seats__version_id=version_id,
+            tournament_match__tournament__format=Format.LADDER,
+            status=Match.Status.FINISHED,
+        )
+        .filter(Q(finished_at__lt=ended) | Q(finished_at=ended, id__lte=match_id))
+        .count()
+    )
+    detail = str(forfeit["detail"])
+    if len(detail) > WATCH_DETAIL:
+        detail = f"{detail[:WATCH_DETAIL]}..."
+    what = f"{forfeit['reason']} in seat {forfeit['seat']}: {detail}"
+    return version_watch_mark(
+        version_id=version_id, ladder_match=number, match_id=match_id, what=what
+    )
 
 
 def _recent_window() -> timedelta:

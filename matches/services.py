@@ -11,6 +11,7 @@ finished log never sits on a running row.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import nullcontext
@@ -39,6 +40,9 @@ from games.events import (
 from games.rules import get_game
 
 from .models import Match, MatchEvent, MatchSeat, SeatStderr
+from .signals import match_finished
+
+logger = logging.getLogger(__name__)
 
 _EVENT_TYPES = frozenset(EventType)
 
@@ -178,6 +182,7 @@ def _finish(
             raise _LogEndMoved(f"match {match.pk}: not running here, or its log moved")
         if finished != 1:
             raise MatchLeaseLost(f"match {match.pk} is no longer running under this writer")
+        _announce_finish(match.pk, result)
         if not batch:
             return []
         if log_end is None:
@@ -187,6 +192,19 @@ def _finish(
         )
         _insert_events(match.pk, records)
         return records
+
+
+def _announce_finish(match_id: int, result: Mapping[str, Any]) -> None:
+    """Send ``match_finished`` once the transaction that records the result commits."""
+    reason = str(result["reason"])
+
+    def send() -> None:
+        # A receiver's error is logged, never raised: the result is committed already.
+        for receiver, error in match_finished.send_robust(Match, match_id=match_id, reason=reason):
+            if isinstance(error, Exception):
+                logger.error("match %s: %r failed: %r", match_id, receiver, error, exc_info=error)
+
+    transaction.on_commit(send)
 
 
 def _last_event(match_id: int, log_end: LogEnd) -> QuerySet[MatchEvent]:
@@ -488,6 +506,8 @@ def match_lease_expire(*, match_id: int, now: datetime) -> str | None:
         else:
             fields = {"status": Match.Status.FAILED}
         Match.objects.filter(id=match_id).update(**fields, finished_at=now, lease_expires_at=None)
+        if fields["status"] == Match.Status.FINISHED:
+            _announce_finish(match_id, last[1])
         return fields["status"]
 
 

@@ -233,18 +233,27 @@ def _ignore(kind: str, payload: dict) -> None:
     pass
 
 
-# The upload check plays a series bot's second match in the same process.
+# The upload check plays a ladder pairing's sets: each seating a series of its own.
 
 
-def test_the_upload_check_finds_a_bot_that_plays_series_and_one_that_does_not():
+def test_the_upload_check_finds_a_bot_that_plays_series_and_one_that_does_not(settings):
+    settings.BAIZE_LADDER_SETS_PER_PAIRING = 3
     series_bot = smoke_test(SNAG, lambda: recorder("series"), LIMITS)
     one_match_bot = smoke_test(SNAG, lambda: recorder(), LIMITS)
 
     assert series_bot.problem == "" and series_bot.plays_series
     assert one_match_bot.problem == "" and not one_match_bot.plays_series
-    # Two matches a seat for the series bot, told their places; one for the other.
-    assert series_bot.log.count("match=2/2") == 2 and "match=1/1" not in series_bot.log
-    assert len(START.findall(one_match_bot.log)) == 2
+    # Three matches a seat, told their places as on the ladder, whether it plays series or
+    # not: one process a seating for the series bot, one a match for the other.
+    for check in (series_bot, one_match_bot):
+        noted = START.findall(check.log)
+        assert [(int(s), int(m), int(n)) for _, s, m, n in noted] == [
+            (seat, match, 3) for seat in (0, 1) for match in (1, 2, 3)
+        ]
+    series_processes = [process for process, *_ in START.findall(series_bot.log)]
+    assert len(set(series_processes[:3])) == len(set(series_processes[3:])) == 1
+    assert set(series_processes[:3]).isdisjoint(series_processes[3:]), "a process a seating"
+    assert len({process for process, *_ in START.findall(one_match_bot.log)}) == 6
 
 
 def test_the_upload_check_turns_away_a_series_bot_that_breaks_in_its_second_match():

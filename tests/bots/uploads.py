@@ -51,6 +51,41 @@ for line in sys.stdin:
 """
 
 
+#: Behaves in its first two matches, then plays an illegal card in every match from the
+#: third on: it counts the matches by their place in the series (``series.match``), so it
+#: forfeits from its third match whether a process plays several or one.
+LATE_FORFEIT_BOT = b"""import json
+import sys
+
+place = 0
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "start":
+        place = message["series"]["match"]
+        print(json.dumps({"type": "ready", "series": True}), flush=True)
+    elif message["type"] == "decide":
+        action = message["observation"]["legal_actions"][0] if place < 3 else {"play": "1X"}
+        print(json.dumps({"action": action}), flush=True)
+"""
+#: Writes the hand it holds at its first decision of each match to stderr.
+HAND_NOTING_BOT = b"""import json
+import sys
+
+first = False
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "start":
+        first = True
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif message["type"] == "decide":
+        observation = message["observation"]
+        if first:
+            print("hand " + " ".join(sorted(observation["hand"])), file=sys.stderr, flush=True)
+            first = False
+        print(json.dumps({"action": observation["legal_actions"][0]}), flush=True)
+"""
+
+
 def zip_of(files: dict[str, bytes], *, compression: int = zipfile.ZIP_DEFLATED) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression) as archive:
