@@ -223,7 +223,7 @@ def author_sets_since(*, user: Any, since: datetime) -> int:
     ).select_related("version_test")
     total = 0
     for tournament in made:
-        if not format_spec(tournament.format).sequential:
+        if not format_spec(tournament.format).tests_versions:
             total += tournament.sets_per_pair
         elif tournament.status == Tournament.Status.RUNNING:
             total += tournament.version_test.max_sets
@@ -294,7 +294,7 @@ def head_to_head(*, tournament: Tournament) -> HeadToHead:
         outcomes[outcome] += 1
         points += first_points
         opponent_points += second_points
-    if format_spec(tournament.format).sequential:
+    if format_spec(tournament.format).tests_versions:
         planned = tournament.version_test.max_sets  # at most
     else:
         planned = tournament.sets_per_pair
@@ -394,7 +394,7 @@ def _author_set(
 def _not_played_reason(tournament: Tournament) -> str:
     if tournament.status == Tournament.Status.CANCELLED:
         return f"cancelled: {tournament.status_reason}" if tournament.status_reason else "cancelled"
-    if format_spec(tournament.format).sequential:
+    if format_spec(tournament.format).tests_versions:
         return "the test had decided before this set was played"
     return "the challenge ended before this set was played"
 

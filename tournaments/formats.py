@@ -96,6 +96,9 @@ class FormatSpec:
     byes: bool = False
     #: Its planner decides every pairing itself (no set-count decision per pairing).
     sequential: bool = False
+    #: A sequential test of one version against others: its parameters and verdict are its
+    #: ``VersionTest`` row, and it plays at most that test's ``max_sets``.
+    tests_versions: bool = False
     #: A further check of a configuration of this format: ``ValueError`` saying what is wrong.
     check: Callable[[TournamentConfig], None] | None = None
     #: Work that never runs out: its matches between built-in bots wait behind everything
@@ -225,10 +228,11 @@ def elimination_planner(bracket_of: Callable[[int], Bracket]) -> Planner:
     return plan_elimination
 
 
-#: Sets a version test's pairing is given at a time. Its two seatings are played as two
-#: series of this many matches (``tournaments.series``: a bot process per seat is started
-#: once a batch, not once a match); the sequential test still reads every set as it
-#: finishes, and the sets of a batch not yet played when it decides are dropped.
+#: Sets a version test's pairing is given at a time. A batch is played by two worker tasks
+#: of two sets each, each set's seatings in turn, a series per seating (``tournaments.series``:
+#: a bot process per seat and seating is started once a task, not once a match); the
+#: sequential test still reads every set as it finishes, and the sets of a batch not yet
+#: played when it decides are dropped.
 VERSION_TEST_BATCH_SETS = 4
 
 
@@ -301,7 +305,12 @@ FORMATS: dict[str, FormatSpec] = {
         FormatSpec(Format.LADDER, plan_nothing, organised=False, fills_idle_workers=True),
         FormatSpec(Format.CHALLENGE, round_robin_planner(1), rated=False, organised=False),
         FormatSpec(
-            Format.VERSION_TEST, plan_version_test, rated=False, organised=False, sequential=True
+            Format.VERSION_TEST,
+            plan_version_test,
+            rated=False,
+            organised=False,
+            sequential=True,
+            tests_versions=True,
         ),
     )
 }

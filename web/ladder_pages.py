@@ -9,6 +9,7 @@ from django.db.models import Prefetch
 from games.rules import GAMES
 from ladder import selectors as ladder_selectors
 from ladder.selectors import AuthorSet, HeadToHead, LadderRow, TestProgress
+from tournaments.formats import format_spec
 from tournaments.models import DuplicateSet, Tournament, TournamentMatch, current
 
 #: Width of the LLR bar of a version test, in SVG units.
@@ -67,7 +68,7 @@ class AuthorPage:
 def author_page(*, tournament: Tournament) -> AuthorPage:
     first, opponents = ladder_selectors.author_versions(tournament=tournament)
     test = None
-    if hasattr(tournament, "version_test"):
+    if format_spec(tournament.format).tests_versions:
         test = ladder_selectors.version_test_progress(tournament=tournament)
     return AuthorPage(
         tournament,

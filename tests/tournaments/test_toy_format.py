@@ -51,6 +51,42 @@ def test_a_registered_toy_format_runs_a_tournament_end_to_end(gauntlet, client):
     assert shown["status"] == "finished"
 
 
+def test_a_toy_format_registered_after_import_is_created_and_played_through_the_api(
+    gauntlet, client
+):
+    from django.contrib.auth.models import Permission, User
+
+    organiser = User.objects.create_user("organiser")
+    organiser.user_permissions.add(Permission.objects.get(codename="add_tournament"))
+    client.force_login(organiser)
+    body = {"name": "Gauntlet", "game": "snag", "format": "gauntlet", "options": {"target": 5}}
+
+    created = client.post("/api/tournaments/", body, content_type="application/json")
+
+    assert created.status_code == 201, created.json()
+    tournament_id = created.json()["id"]
+    for version in strategy_bots(3):
+        entered = client.post(
+            f"/api/tournaments/{tournament_id}/entrants/",
+            {"version": version.pk},
+            content_type="application/json",
+        )
+        assert entered.status_code == 201, entered.json()
+    tournament = play_all(start(Tournament.objects.get(pk=tournament_id)))
+    assert tournament.status == Tournament.Status.FINISHED
+    assert tournament.pairings.count() == 2
+
+
+def test_a_format_nobody_registered_is_refused_naming_the_known_ones(gauntlet, admin_client):
+    body = {"name": "x", "game": "snag", "format": "knockout"}
+
+    response = admin_client.post("/api/tournaments/", body, content_type="application/json")
+
+    assert response.status_code == 400
+    said = str(response.json()["detail"]["format"])
+    assert "'knockout' is not an organiser's format" in said and "gauntlet" in said
+
+
 def test_a_toy_format_without_rounds_refuses_a_number_of_rounds(gauntlet):
     with pytest.raises(services.TournamentError, match="rounds"):
         tournament_with(strategy_bots(2), format="gauntlet", rounds=2)
