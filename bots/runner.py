@@ -276,11 +276,6 @@ class BotProcess:
             start_new_session=True,
         )
 
-    @property
-    def charged_cpu(self) -> bool:
-        """Whether requests are charged CPU time (a bot with a ``ProcessControl``)."""
-        return self._control is not None
-
     def freeze(self) -> None:
         """Stop every process of the bot until it is thawed or talked to; a trusted bot
         without a control keeps running."""

@@ -88,10 +88,6 @@ class State:
         for entry in entries:
             self._log_entry(entry)
 
-    @property
-    def is_over(self) -> bool:
-        return self.winner is not None
-
     def legal_actions(self) -> list[Action]:
         """Every legal action of the player to move (docs/rulings.md shapes); empty when over."""
         seat = self.to_play
