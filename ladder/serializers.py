@@ -7,7 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from bots.serializers import ClosedInputSerializer
-from tournaments.sprt import ELO_LIMIT, SprtParameters
+from tournaments.sprt import ELO_LIMIT, SPRT_BOUNDS, SprtParameters
 
 from .selectors import SetStatus
 from .services import CHALLENGE_SETS
@@ -72,6 +72,12 @@ class ChallengeCreateSerializer(ClosedInputSerializer):
     )
 
 
+def _sprt_field(kind: type[serializers.Field], name: str) -> serializers.Field:
+    """An input of ``SprtParameters``' ``name``: its default and bounds are the test's own."""
+    bound = SPRT_BOUNDS[name]
+    return kind(default=getattr(_SPRT, name), min_value=bound.low, max_value=bound.high)
+
+
 class VersionTestCreateSerializer(ClosedInputSerializer):
     takes_only = "a version test takes only"
 
@@ -87,11 +93,11 @@ class VersionTestCreateSerializer(ClosedInputSerializer):
         help_text="2-8 ready versions of any author, played in turn: is the candidate"
         " stronger than their average?",
     )
-    elo0 = serializers.FloatField(default=_SPRT.elo0, min_value=-500, max_value=500)
-    elo1 = serializers.FloatField(default=_SPRT.elo1, min_value=-500, max_value=500)
-    alpha = serializers.FloatField(default=_SPRT.alpha, min_value=0.001, max_value=0.2)
-    beta = serializers.FloatField(default=_SPRT.beta, min_value=0.001, max_value=0.2)
-    max_sets = serializers.IntegerField(default=_SPRT.max_sets, min_value=2, max_value=2000)
+    elo0 = _sprt_field(serializers.FloatField, "elo0")
+    elo1 = _sprt_field(serializers.FloatField, "elo1")
+    alpha = _sprt_field(serializers.FloatField, "alpha")
+    beta = _sprt_field(serializers.FloatField, "beta")
+    max_sets = _sprt_field(serializers.IntegerField, "max_sets")
 
     def validate(self, data: dict) -> dict:
         data = super().validate(data)

@@ -24,7 +24,7 @@ from games.rules import GAMES
 from matches.models import Match
 
 from . import rating_services, services
-from .config import CONFIG_FIELDS, MAX_TIME_BANK_SECONDS, TournamentConfig
+from .config import BOUNDS, CONFIG_FIELDS, TournamentConfig
 from .formats import format_names
 from .models import (
     Entrant,
@@ -91,8 +91,8 @@ def _with_reason(
 def _time_bank_field() -> forms.FloatField:
     return forms.FloatField(
         required=False,
-        min_value=0,
-        max_value=MAX_TIME_BANK_SECONDS,
+        min_value=BOUNDS["time_bank_seconds"].low,
+        max_value=BOUNDS["time_bank_seconds"].high,
         help_text="Seconds of overtime each bot may use over a match; empty: the setting.",
     )
 
@@ -125,7 +125,9 @@ class TournamentConfigForm(forms.ModelForm):
         try:
             services.tournament_config_check(self.config())
         except services.TournamentError as error:
-            raise forms.ValidationError(str(error)) from None
+            at_fault = error.field if error.field in self.fields else None
+            detail = {at_fault: error.message} if at_fault else error.message
+            raise forms.ValidationError(detail) from None
         return data
 
     def config(self) -> TournamentConfig:

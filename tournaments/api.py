@@ -117,14 +117,13 @@ class TournamentListApi(generics.ListAPIView):
         given = TournamentCreateSerializer(data=request.data)
         given.is_valid(raise_exception=True)
         starts_at = given.validated_data["starts_at"]
-        try:
-            tournament = services.tournament_create(
-                config=given.validated_config(), organiser=request.user
-            )
-            if starts_at is not None:
-                services.tournament_schedule(tournament=tournament, starts_at=starts_at)
-        except services.TournamentError as error:
-            raise DomainError(str(error), field="tournament") from None
+        # A refusal names the setting at fault (``TournamentError.field``), as the input's
+        # own fields do.
+        tournament = services.tournament_create(
+            config=given.validated_config(), organiser=request.user
+        )
+        if starts_at is not None:
+            services.tournament_schedule(tournament=tournament, starts_at=starts_at)
         tournament.refresh_from_db()
         return Response(TournamentSerializer(tournament).data, status=status.HTTP_201_CREATED)
 

@@ -15,27 +15,32 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bots.sandbox.launcher import sandbox_overrides_check as sandbox_limits_check
+from errors import DomainError
 from games.rules import get_game
 
+from .bounds import Bound
 from .formats import Format, format_spec
 from .swiss import PairingSystem
 
-#: Duplicate sets a pairing may play.
-MAX_SETS_PER_PAIR = 100
-#: More rounds than any field needs (a round robin's worth of 64 entrants).
-MAX_ROUNDS = 64
-#: The longest decision limit, in seconds.
-MAX_DECISION_TIMEOUT = 60.0
-#: The longest time bank a tournament may give: an hour of overtime per bot and match.
-MAX_TIME_BANK_SECONDS = 3600.0
+#: Each numeric setting's bounds, stated here alone: ``TournamentConfig.check``, the API's
+#: input fields and the admin's form all read them.
+BOUNDS: dict[str, Bound] = {
+    #: Duplicate sets a pairing may play.
+    "sets_per_pair": Bound(1, 100),
+    #: More rounds than any field needs (a round robin's worth of 64 entrants).
+    "rounds": Bound(1, 64),
+    #: Seconds a bot may think about one decision.
+    "decision_timeout": Bound(0.01, 60.0),
+    #: Overtime per bot and match: at most an hour.
+    "time_bank_seconds": Bound(0, 3600.0),
+}
 
 
-class TournamentConfigError(ValueError):
-    """What is wrong with a configuration; ``field`` names the setting at fault."""
+class TournamentConfigError(DomainError, ValueError):
+    """What is wrong with a configuration; ``field`` names the setting at fault (400)."""
 
     def __init__(self, message: str, *, field: str) -> None:
-        super().__init__(message)
-        self.field = field
+        super().__init__(message, field=field)
 
 
 @dataclass(frozen=True)
@@ -63,23 +68,16 @@ class TournamentConfig:
             spec = format_spec(self.format)
         except ValueError as error:
             raise TournamentConfigError(str(error), field="format") from None
-        if not 1 <= self.sets_per_pair <= MAX_SETS_PER_PAIR:
-            raise _error("sets_per_pair", f"sets_per_pair must be from 1 to {MAX_SETS_PER_PAIR}")
-        if self.rounds is not None and (spec.rounds is None or not self.rounds >= 1):
-            raise _error("rounds", "rounds is set for Swiss tournaments only, and at least 1")
-        if self.rounds is not None and self.rounds > MAX_ROUNDS:
-            raise _error("rounds", f"rounds is at most {MAX_ROUNDS}")
+        if self.rounds is not None and spec.rounds is None:
+            raise _error("rounds", "rounds is set for Swiss tournaments only")
+        for name, bound in BOUNDS.items():
+            value = getattr(self, name)
+            if value is not None and not bound.holds(value):
+                raise _error(name, bound.describe(name))
         if self.pairing_system not in {system.value for system in PairingSystem}:
             known = [system.value for system in PairingSystem]
             message = f"unknown pairing_system {self.pairing_system!r}; known: {known}"
             raise _error("pairing_system", message)
-        if not 0 < self.decision_timeout <= MAX_DECISION_TIMEOUT:
-            message = f"decision_timeout must be positive, at most {MAX_DECISION_TIMEOUT:g}"
-            raise _error("decision_timeout", message)
-        bank = self.time_bank_seconds
-        if bank is not None and not 0 <= bank <= MAX_TIME_BANK_SECONDS:
-            message = f"time_bank_seconds must be from 0 to {MAX_TIME_BANK_SECONDS:g}"
-            raise _error("time_bank_seconds", message)
         sandbox_overrides_check(self.sandbox_overrides)
         if spec.check is not None:
             try:
@@ -106,6 +104,16 @@ class TournamentConfig:
 
 #: The settings of a tournament, in the order forms show them.
 CONFIG_FIELDS = tuple(setting.name for setting in dataclasses.fields(TournamentConfig))
+
+
+def default_of(name: str) -> Any:
+    """The default of setting ``name``, as ``TournamentConfig`` states it."""
+    setting = next(
+        setting for setting in dataclasses.fields(TournamentConfig) if setting.name == name
+    )
+    if setting.default is not dataclasses.MISSING:
+        return setting.default
+    return setting.default_factory()  # type: ignore[misc]
 
 
 def config_of(row: Any) -> TournamentConfig:

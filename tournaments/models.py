@@ -11,7 +11,7 @@ from django.db import models
 
 from . import formats
 from .brackets import Side
-from .config import TournamentConfig, config_of
+from .config import TournamentConfig, config_of, default_of
 from .duplicate import SetOutcome
 from .planning import NO_BRACKET
 from .ratings import Skill
@@ -49,8 +49,8 @@ class TournamentConfigFields(models.Model):
         help_text="Swiss pairing: dutch (FIDE Dutch system) or monrad (1 v 2, 3 v 4).",
     )
     #: Duplicate sets each pairing plays; a set is two matches on one seed with seats swapped.
-    sets_per_pair = models.PositiveSmallIntegerField(default=1)
-    decision_timeout = models.FloatField(default=1.0)
+    sets_per_pair = models.PositiveSmallIntegerField(default=default_of("sets_per_pair"))
+    decision_timeout = models.FloatField(default=default_of("decision_timeout"))
     time_bank_seconds = models.FloatField(default=default_time_bank, help_text=TIME_BANK_HELP)
     sandbox_overrides = models.JSONField(default=dict, blank=True, help_text=SANDBOX_OVERRIDES_HELP)
 

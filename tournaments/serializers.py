@@ -8,7 +8,7 @@ from rest_framework import serializers
 from bots.serializers import ClosedInputSerializer
 
 from . import config
-from .formats import Format, format_names, format_spec, kinds
+from .formats import format_names, format_spec, kinds
 from .models import DuplicateSet, Entrant, Pairing, Rating, RatingChange, Tournament
 from .selectors import pairing_result
 from .swiss import PairingSystem
@@ -100,36 +100,45 @@ class TournamentDetailSerializer(TournamentSerializer):
         fields = [*TournamentSerializer.Meta.fields, "entrants", "matches"]
 
 
+def _bounds(name: str) -> str:
+    bound = config.BOUNDS[name]
+    return f"From {bound.low:g} to {bound.high:g}."
+
+
 class TournamentCreateSerializer(ClosedInputSerializer):
     takes_only = "a tournament takes only"
 
     name = serializers.CharField(max_length=120)
     game = serializers.CharField()
     format = serializers.CharField(
-        default=Format.ROUND_ROBIN,
+        default=config.default_of("format"),
         help_text="An organiser's format from the formats table, checked as the request"
         " comes (a 400 lists them).",
     )
     options = serializers.DictField(required=False, default=dict)
+    # The bounds are the configuration's own (``config.BOUNDS``), checked with the rest of it:
+    # the help says them, the check refuses what is out of them, naming the field.
     sets_per_pair = serializers.IntegerField(
-        min_value=1, max_value=config.MAX_SETS_PER_PAIR, default=1
+        default=config.default_of("sets_per_pair"), help_text=_bounds("sets_per_pair")
     )
     rounds = serializers.IntegerField(
-        min_value=1, max_value=config.MAX_ROUNDS, required=False, allow_null=True, default=None
+        required=False,
+        allow_null=True,
+        default=config.default_of("rounds"),
+        help_text=_bounds("rounds"),
     )
     pairing_system = serializers.ChoiceField(
         choices=[system.value for system in PairingSystem],
-        default=PairingSystem.DUTCH.value,
+        default=config.default_of("pairing_system"),
         help_text=PAIRING_SYSTEM_HELP,
     )
     decision_timeout = serializers.FloatField(
-        min_value=0.01, max_value=config.MAX_DECISION_TIMEOUT, default=1.0
+        default=config.default_of("decision_timeout"), help_text=_bounds("decision_timeout")
     )
     time_bank_seconds = serializers.FloatField(
-        min_value=0,
-        max_value=config.MAX_TIME_BANK_SECONDS,
         required=False,
-        help_text="Overtime per bot and match; left out: the server's setting.",
+        help_text="Overtime per bot and match; left out: the server's setting. "
+        + _bounds("time_bank_seconds"),
     )
     sandbox_overrides = serializers.DictField(
         child=serializers.IntegerField(),

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 from games.confidence import Z_95, wilson_interval
 
+from .bounds import Bound
+
 
 def expected_score(elo: float) -> float:
     """The score a player ``elo`` points stronger expects (the logistic Elo curve)."""
@@ -45,6 +47,16 @@ def elo_of_score(score: float) -> float:
     return min(max(-400.0 * math.log10(1.0 / score - 1.0), -ELO_LIMIT), ELO_LIMIT)
 
 
+#: Each parameter's bounds, stated here alone: ``SprtParameters`` and the API's input read them.
+SPRT_BOUNDS: dict[str, Bound] = {
+    "elo0": Bound(-500, 500),
+    "elo1": Bound(-500, 500),
+    "alpha": Bound(0.001, 0.2),
+    "beta": Bound(0.001, 0.2),
+    "max_sets": Bound(2, 2000),
+}
+
+
 @dataclass(frozen=True)
 class SprtParameters:
     elo0: float = 0.0
@@ -54,13 +66,11 @@ class SprtParameters:
     max_sets: int = 1000
 
     def __post_init__(self) -> None:
+        for name, bound in SPRT_BOUNDS.items():
+            if not bound.holds(getattr(self, name)):
+                raise ValueError(f"{bound.describe(name)}, got {getattr(self, name)}")
         if not self.elo0 < self.elo1:
             raise ValueError(f"elo0 must be below elo1, got {self.elo0} and {self.elo1}")
-        for name in ("alpha", "beta"):
-            if not 0.001 <= getattr(self, name) <= 0.2:
-                raise ValueError(f"{name} must be from 0.001 to 0.2, got {getattr(self, name)}")
-        if not 2 <= self.max_sets <= 2000:
-            raise ValueError(f"max_sets must be from 2 to 2000, got {self.max_sets}")
 
     @property
     def lower_bound(self) -> float:

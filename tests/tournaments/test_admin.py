@@ -170,3 +170,34 @@ def test_an_organiser_picks_the_swiss_pairing_system_in_the_admin(admin_client):
     assert Tournament.objects.get(name="Monrad night").pairing_system == "monrad"
     page = admin_client.get(f"{CHANGELIST}?pairing_system__exact=monrad").content
     assert b"Monrad night" in page
+
+
+def test_a_configuration_bound_changed_in_one_place_holds_in_the_check_the_api_and_the_admin(
+    admin_client, monkeypatch
+):
+    from tournaments import config
+
+    monkeypatch.setitem(config.BOUNDS, "sets_per_pair", config.Bound(1, 5))
+    six = {"name": "Six", "game": "snag", "format": "round_robin", "sets_per_pair": 6}
+
+    with pytest.raises(config.TournamentConfigError) as checked:
+        config.TournamentConfig(**six).check()
+    api = admin_client.post("/api/tournaments/", six, content_type="application/json")
+    admin = admin_client.post(
+        f"{CHANGELIST}add/",
+        {
+            **six,
+            "options": "{}",
+            "decision_timeout": "1.0",
+            "entrants-TOTAL_FORMS": "0",
+            "entrants-INITIAL_FORMS": "0",
+            "pairings-TOTAL_FORMS": "0",
+            "pairings-INITIAL_FORMS": "0",
+        },
+    )
+
+    said = "sets_per_pair must be from 1 to 5"
+    assert checked.value.field == "sets_per_pair" and str(checked.value) == said
+    assert api.status_code == 400 and api.json()["detail"] == {"sets_per_pair": said}
+    assert admin.status_code == 200 and said in admin.content.decode()
+    assert not Tournament.objects.exists()

@@ -58,8 +58,8 @@ def test_only_organisers_create_tournaments(db, user):
 @pytest.mark.parametrize(
     ("change", "field"),
     [
-        ({"game": "bridge"}, "tournament"),
-        ({"options": {"target": -1}}, "tournament"),
+        ({"game": "bridge"}, "game"),
+        ({"options": {"target": -1}}, "options"),
         ({"sets_per_pair": 0}, "sets_per_pair"),
         ({"format": "ladder"}, "format"),
     ],

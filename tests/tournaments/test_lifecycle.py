@@ -95,7 +95,7 @@ def test_an_entry_must_be_a_ready_version_of_the_game_entered_once():
         ({"format": "knockout"}, "unknown format"),
         ({"sets_per_pair": 0}, "sets_per_pair"),
         ({"rounds": 3}, "Swiss"),
-        ({"decision_timeout": 0}, "positive"),
+        ({"decision_timeout": 0}, "decision_timeout must be from 0.01"),
     ],
 )
 def test_bad_settings_are_refused_before_anything_is_stored(settings, message):

@@ -21,6 +21,7 @@ PURE = [
     "tournaments/ratings.py",
     "tournaments/swiss.py",
     "tournaments/sprt.py",
+    "tournaments/bounds.py",
     "ladder/matchmaking.py",
     "ops/ranking_simulation.py",
     "ops/ladder_simulation.py",
@@ -28,8 +29,10 @@ PURE = [
 ]
 #: The ratings and matching libraries (pure maths), the pure parts of the layers below (the
 #: sandbox's limit ranges a configuration is checked against among them), and the pure
-#: tournament maths and matchmaking the simulations play with.
+#: tournament maths and matchmaking the simulations play with; and the refusals every layer
+#: raises (``errors``, pure Python).
 ALLOWED = (
+    "errors",
     "openskill",
     "networkx",
     "games.rules",
@@ -42,6 +45,7 @@ ALLOWED = (
     "tournaments.ratings",
     "ops.ranking_simulation",
     "tournaments.sprt",
+    "tournaments.bounds",
 )
 
 

@@ -27,7 +27,7 @@ from errors import DomainError
 from matches.models import Match
 
 from ..audit import manual_change_record
-from ..config import TournamentConfig, TournamentConfigError
+from ..config import TournamentConfig, TournamentConfigError, default_of
 from ..duplicate import secret_commitment
 from ..formats import format_spec
 from ..models import (
@@ -68,7 +68,7 @@ def tournament_config_check(config: TournamentConfig) -> None:
     try:
         config.check()
     except TournamentConfigError as error:
-        raise TournamentError(str(error)) from None
+        raise TournamentError(error.message, field=error.field) from None
 
 
 def tournament_create(
@@ -100,7 +100,7 @@ def tournament_configure(*, tournament: Tournament, **changes: Any) -> bool:
     try:
         config = tournament.config.changed(**changes)
     except TournamentConfigError as error:
-        raise TournamentError(str(error)) from None
+        raise TournamentError(error.message, field=error.field) from None
     if config.game != tournament.game and tournament.entrants.exists():
         raise TournamentError("the game of a tournament with entrants cannot change")
     tournament_config_check(config)
@@ -259,9 +259,9 @@ def round_robin_create(
     game_id: str,
     versions: Sequence[BotVersion],
     options: dict[str, Any] | None = None,
-    sets_per_pair: int = 1,
+    sets_per_pair: int = default_of("sets_per_pair"),
     secret: int | str | None = None,
-    decision_timeout: float = 1.0,
+    decision_timeout: float = default_of("decision_timeout"),
     enqueue: bool = True,
 ) -> Tournament:
     """A round robin of ``versions`` created, entered and started at once (demo and tests)."""
