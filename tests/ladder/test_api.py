@@ -31,15 +31,21 @@ def client_of():
     return client
 
 
-def test_the_ladder_of_a_game_lists_its_versions_by_rating(alice, bob, client_of, settings):
-    settings.BAIZE_LADDER_SETS_IN_FLIGHT = 10
-    bots_of(alice, 2)
-    bots_of(bob, 2)
+def ladder_played(*owners, target: int, ticks: int = 3) -> Tournament:
+    """Snag's ladder with two bots of each owner, played ``ticks`` ticks to ``target``."""
+    for owner in owners:
+        bots_of(owner, 2)
     ladder = ladder_for(game_id="snag")
-    Tournament.objects.filter(pk=ladder.pk).update(options={"target": 10})
-    for _ in range(3):
+    Tournament.objects.filter(pk=ladder.pk).update(options={"target": target})
+    for _ in range(ticks):
         ladder_tick()
         play_pending(ladder)
+    return ladder
+
+
+def test_the_ladder_of_a_game_lists_its_versions_by_rating(alice, bob, client_of, settings):
+    settings.BAIZE_LADDER_SETS_IN_FLIGHT = 10
+    ladder_played(alice, bob, target=10)
 
     body = client_of().get("/api/ladder/snag/").json()
 
@@ -342,13 +348,7 @@ def test_the_ladder_tables_sets_are_each_versions_rated_sets_several_to_a_pairin
 ):
     settings.BAIZE_LADDER_SETS_IN_FLIGHT = 12
     settings.BAIZE_LADDER_SETS_PER_PAIRING = 3
-    bots_of(alice, 2)
-    bots_of(bob, 2)
-    ladder = ladder_for(game_id="snag")
-    Tournament.objects.filter(pk=ladder.pk).update(options={"target": 5})
-    for _ in range(3):
-        ladder_tick()
-        play_pending(ladder)
+    ladder = ladder_played(alice, bob, target=5)
 
     rows = client_of().get("/api/ladder/snag/").json()["rows"]
 
@@ -367,11 +367,7 @@ def test_placement_ends_after_the_placement_sets_not_after_as_many_pairings(
 ):
     settings.BAIZE_LADDER_SETS_PER_PAIRING = 3
     settings.BAIZE_LADDER_PLACEMENT_SETS = 3
-    bots_of(alice, 2)
-    ladder = ladder_for(game_id="snag")
-    Tournament.objects.filter(pk=ladder.pk).update(options={"target": 5})
-    ladder_tick()
-    play_pending(ladder)
+    ladder_played(alice, target=5, ticks=1)
 
     rows = client_of().get("/api/ladder/snag/").json()["rows"]
 

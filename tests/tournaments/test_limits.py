@@ -85,7 +85,11 @@ def test_a_tournament_created_without_limits_takes_the_settings_time_bank(organi
         ),
         ({"sandbox_overrides": {"cpu_seconds": "lots"}}, "sandbox_overrides", "valid integer"),
         ({"sandbox_overrides": [1]}, "sandbox_overrides", "dictionary"),
-        ({"time_bank_seconds": -1}, "time_bank_seconds", "time_bank_seconds must be from 0 to 3600"),
+        (
+            {"time_bank_seconds": -1},
+            "time_bank_seconds",
+            "time_bank_seconds must be from 0 to 3600",
+        ),
     ],
 )
 def test_a_bad_limit_is_refused_with_a_400_naming_it(organiser_api, limits, field, message):
