@@ -4,10 +4,11 @@ bubblewrap loads a compiled filter from a file descriptor (``--seccomp FD``) rig
 starts the bot, so no library is needed to install it: this module only writes the bytes.
 The filter is a deny-list (``docs/sandbox.md``, "The layers, in order"): sockets, tracing and
 reading other processes' memory, namespaces and mounts, ``io_uring``, ``bpf``, keyrings,
-kernel modules, clocks, the host's figures (``sysinfo``) and widening the CPU affinity answer
-``EPERM``; ``clone3`` answers ``ENOSYS`` because its flags sit in memory a filter cannot read
-(libc then falls back to ``clone``, whose namespace flags are checked); a foreign
-architecture or the x32 ABI kills the process. Everything else is allowed: the bot's uid,
+kernel modules, clocks, the host's figures (``sysinfo``), dropping shared page cache
+(``fadvise64``) and widening the CPU affinity answer ``EPERM``; ``clone3`` answers ``ENOSYS``
+because its flags sit in memory a filter cannot read (libc then falls back to ``clone``,
+whose namespace flags are checked); a foreign architecture or the x32 ABI kills the
+process. Everything else is allowed: the bot's uid,
 rlimits and namespaces bound what remains.
 
 Only x86_64 has a syscall table here; elsewhere ``filter_program`` raises and the sandbox
@@ -28,6 +29,9 @@ X86_64_DENIED: dict[str, int] = {
     # The runner pins a match to one CPU; a bot may not widen its own affinity.
     "sched_setaffinity": 203,
     "syslog": 103,
+    # Dropping the page cache of files every sandbox reads (the interpreter, its libraries)
+    # would let one bot signal to another by what the other then reads fast or slow.
+    "fadvise64": 221,
     # The host's free memory, load and process count: figures another bot could move.
     "sysinfo": 99,
     "uselib": 134,
