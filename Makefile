@@ -9,7 +9,7 @@ PORT ?= 8000
 # The demo, bench and local server run on the embedded default, where debugging is fine.
 LOCAL := DEBUG=$${DEBUG:-1}
 
-.PHONY: demo test bench strength lint format serve clean browser-deps load-deps sandbox-deps \
+.PHONY: demo test test-fast bench strength lint format serve clean browser-deps load-deps sandbox-deps \
 	deploy-check
 
 $(STAMP): pyproject.toml
@@ -47,8 +47,23 @@ sandbox-deps:
 	@command -v bwrap >/dev/null && command -v setpriv >/dev/null && test -x /usr/bin/python3 \
 		|| ($(call apt_install,bubblewrap util-linux python3))
 
+# The suite runs in TEST_WORKERS processes (pytest-xdist), each with a test database, a Redis
+# database (CELERY_BROKER_URL's number plus the worker's: 12 gives 12 and 13) and sandbox uids
+# of its own (config/pytest_plugin.py). Two on a 2-CPU machine: see README's "Tests" for the
+# times. TEST_WORKERS=0 runs it in one process, as plain `pytest` does.
+TEST_WORKERS ?= 2
+PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadgroup
+
 test: $(STAMP) browser-deps sandbox-deps
-	$(PY) -m pytest
+	$(PY) -m pytest $(PYTEST_PARALLEL)
+
+# The inner loop: the suite without the browser tests, the tests of the real sandbox (marked
+# sandbox) and those of the real services (marked services, skipped here anyway), nor the
+# longest property tests (their 1,000 random matches a game); make test runs them all.
+FAST_LEAVES_OUT := not browser and not sandbox and not services
+test-fast: $(STAMP)
+	$(PY) -m pytest $(PYTEST_PARALLEL) -m '$(FAST_LEAVES_OUT)' \
+		--deselect tests/games/rules/test_conformance.py::test_random_matches_keep_every_invariant
 
 # The event log's PostgreSQL rows run on this server, in a scratch database (docs/bench.md).
 BENCH_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/postgres

@@ -15,6 +15,7 @@ the table.
 from __future__ import annotations
 
 import random
+from collections import Counter, deque
 from dataclasses import dataclass, field
 
 from ladder.matchmaking import LadderVersion, MatchmakingRules, matchmake, pairing_sizes
@@ -72,7 +73,11 @@ def ladder_simulate(scenario: LadderScenario, seed: int = 0) -> LadderReport:
     newcomer_at = scenario.hours * 3600 / 2
     newcomer_id, placed_after = None, None
     flight: list[tuple[float, int, int]] = []  # (ends at, first, second)
-    history: list[tuple[float, int, int]] = []  # (started at, first, second)
+    # The sets started within the recent window, oldest first (started at, first, second),
+    # and their counts per version and per pair, kept as sets start and leave the window.
+    recent: deque[tuple[float, int, int]] = deque()
+    recent_sets: Counter[int] = Counter()
+    recent_pairs: Counter[frozenset[int]] = Counter()
     now, end, total = 0.0, scenario.hours * 3600, 0
     while now < end:
         if newcomer_id is None and now >= newcomer_at:
@@ -84,12 +89,15 @@ def ladder_simulate(scenario: LadderScenario, seed: int = 0) -> LadderReport:
         flight = [f for f in flight if f[0] > now]
         if newcomer_id is not None and placed_after is None and _placed(bots, newcomer_id):
             placed_after = bots[newcomer_id].sets
-        recent = [h for h in history if h[0] > now - scenario.recent_window_seconds]
+        while recent and recent[0][0] <= now - scenario.recent_window_seconds:
+            _, first, second = recent.popleft()
+            recent_sets.subtract((first, second))
+            recent_pairs[frozenset((first, second))] -= 1
         busy = {index for _, first, second in flight for index in (first, second)}
         sizes = pairing_sizes(scenario.capacity - len(flight), scenario.rules)
         pairs = matchmake(
-            [_view(i, bot, recent, i in busy) for i, bot in enumerate(bots)],
-            recent_pairs=_pair_counts(recent),
+            [_view(i, bot, recent_sets[i], i in busy) for i, bot in enumerate(bots)],
+            recent_pairs=recent_pairs,
             capacity=len(sizes),
             now=now,
             rules=scenario.rules,
@@ -101,7 +109,9 @@ def ladder_simulate(scenario: LadderScenario, seed: int = 0) -> LadderReport:
             for _ in range(size):
                 ends += rng.uniform(*scenario.set_seconds)
                 flight.append((ends, first, second))
-                history.append((now, first, second))
+                recent.append((now, first, second))
+                recent_sets.update((first, second))
+                recent_pairs[frozenset((first, second))] += 1
         now += scenario.tick_seconds
     ranking = sorted(range(len(bots)), key=lambda i: -bots[i].skill.conservative)
     truth = sorted(range(len(bots)), key=lambda i: -bots[i].strength)
@@ -131,23 +141,16 @@ def _rate(bots: list[_Bot], first: int, second: int, scenario: LadderScenario, r
         bot.sets += 1
 
 
-def _view(index: int, bot: _Bot, recent: list[tuple[float, int, int]], busy: bool) -> LadderVersion:
+def _view(index: int, bot: _Bot, recent_sets: int, busy: bool) -> LadderVersion:
     return LadderVersion(
         id=index,
         mu=bot.skill.mu,
         sigma=bot.skill.sigma,
         sets=bot.sets,
-        recent_sets=sum(1 for _, a, b in recent if index in (a, b)),
+        recent_sets=recent_sets,
         waiting_since=bot.starts[-1] if bot.starts else bot.joined,
         busy=busy,
     )
-
-
-def _pair_counts(recent: list[tuple[float, int, int]]) -> dict[frozenset[int], int]:
-    counts: dict[frozenset[int], int] = {}
-    for _, a, b in recent:
-        counts[frozenset((a, b))] = counts.get(frozenset((a, b)), 0) + 1
-    return counts
 
 
 def _placed(bots: list[_Bot], index: int) -> bool:

@@ -33,7 +33,19 @@ def pytest_runtest_makereport(item, call):
         report.longrepr = f"services test skipped while BAIZE_REQUIRE_SERVICES=1: {report.longrepr}"
 
 
+#: xdist groups (``--dist loadgroup``, as ``make test`` runs): the tests of a group run one
+#: after another on one worker. Sandboxed matches are pinned to the first CPU and judged on the
+#: CPU time and the wall clock of each decision, so two of them never run at once; the
+#: browser tests share a Chromium per module, started once rather than on every worker.
+_XDIST_GROUPS = ("sandbox", "browser")
+
+
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        for group in _XDIST_GROUPS:
+            if item.get_closest_marker(group):
+                item.add_marker(pytest.mark.xdist_group(group))
+                break
     if not SERVICES_PASS:
         return
     kept, left_out = [], []

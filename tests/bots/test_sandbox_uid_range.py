@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import subprocess
 import sys
+import tempfile
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +20,10 @@ from bots.sandbox.slots import processes_of_uid
 
 #: Another instance: its own temporary folder (so its own slot locks, as in another
 #: container), the same uid base; it runs one bot in its sandbox until its stdin closes.
+#: It imports Baize from the test's working folder (the checkout) as root; its bot's code,
+#: under the checkout's ``var``, is copied for the slot uids into its temporary folder when
+#: the checkout is closed to them (a clone in ``mktemp -d``, mode 0700), so that folder must
+#: be open to them.
 OTHER_INSTANCE = """
 import subprocess, sys
 from pathlib import Path
@@ -55,9 +62,11 @@ def test_a_uid_range_another_instance_runs_bots_in_is_named_with_the_setting_to_
 ):
     # A base of this test's own, away from every other instance's on the machine.
     uid_base = random.randrange(40, 90) * UID_BASE_STEP + random.randrange(0, 1000) * 64
-    other_tmp = tmp_path / "other-instance-tmp"
-    other_tmp.mkdir()
+    # Not under tmp_path: pytest's base temporary folder is closed to others (0700).
+    other_tmp = Path(tempfile.mkdtemp(prefix="baize-other-instance-"))
+    other_tmp.chmod(0o755)
     env = {**os.environ, "TMPDIR": str(other_tmp)}
+    other_stderr = (tmp_path / "other-instance.stderr").open("w+")
     other = subprocess.Popen(
         [
             sys.executable,
@@ -69,10 +78,17 @@ def test_a_uid_range_another_instance_runs_bots_in_is_named_with_the_setting_to_
         env=env,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
+        stderr=other_stderr,
         text=True,
     )
+
+    def what_the_other_said() -> str:
+        other_stderr.seek(0)
+        return f"the other instance's stderr:\n{other_stderr.read()}"
+
     try:
-        assert other.stdout.readline() == "holding\n"
+        line = other.stdout.readline()
+        assert line == "holding\n", f"it printed {line!r}, not holding; {what_the_other_said()}"
         held = [p.pid for p in processes_of_uid(uid_base) if p.state != "Z"]
         assert held
 
@@ -98,7 +114,11 @@ def test_a_uid_range_another_instance_runs_bots_in_is_named_with_the_setting_to_
         assert [p.pid for p in processes_of_uid(uid_base) if p.state != "Z"] == held
     finally:
         other.stdin.close()
-        assert other.wait(timeout=30) == 0
+        try:
+            assert other.wait(timeout=30) == 0, what_the_other_said()
+        finally:
+            other_stderr.close()
+            shutil.rmtree(other_tmp, ignore_errors=True)
     assert [p.pid for p in processes_of_uid(uid_base) if p.state != "Z"] == []
 
 
