@@ -2,9 +2,10 @@
 
 The event log is append-only and hash-chained (``games.events``). Appends are idempotent:
 an event already stored with the same content is a no-op, with other content an
-``EventConflict``. Concurrent writers are settled by the unique ``(match, seq)`` constraint,
-not by locks. A match's status moves only here, each move a conditional update, so that of
-two writers racing (a worker and the tick, two deliveries of a task) exactly one wins.
+``EventConflict``. Concurrent writers of a log are settled by the unique ``(match, seq)``
+constraint, not by locks. A match's status moves only here, each move a conditional update,
+so that of two writers racing (a worker and the tick, two deliveries of a task) exactly one
+wins; a claim also locks its deal's rows, so that twins never run at once (``_claim``).
 The last event of a log and the match's result are committed in one transaction: a
 finished log never sits on a running row.
 """

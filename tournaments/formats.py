@@ -3,8 +3,11 @@
 ``FORMATS`` maps each format to its ``FormatSpec``: how its rounds are planned (a planner
 reading and writing ``tournaments.planning`` values), whether it is rated, whether
 organisers create it, how its page shows it, its tie-breaks, the settings it takes, and
-whether its built-in matches only fill idle workers. Nothing outside this table asks which
-format a tournament is; adding a format is its planner and one ``register_format`` call.
+whether its built-in matches only fill idle workers. What a format does is asked of its
+spec (``format_spec``), never of its name; only the ladder's own pages and API find their
+kinds of tournament (the ladder, challenges, version tests) by name. Adding a format is its
+planner and one ``register_format`` call; the API checks a format against the table as
+each request comes, so one registered after import is offered too.
 
 Round robin (single or double) and the length of a Swiss live here too; Swiss pairings (the
 Dutch and Monrad systems) in ``tournaments.swiss``, the elimination brackets in

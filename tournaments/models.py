@@ -399,8 +399,9 @@ class ManualChange(models.Model):
 class VersionTest(models.Model):
     """The sequential test a ``version_test`` tournament runs (``tournaments.sprt``).
 
-    The tournament's first entrant is the candidate, its second the baseline; the verdict
-    and the counts it was reached on are written once, when the test stops.
+    The tournament's first entrant is the candidate; the others are the baseline, or the
+    versions of the pool it is tested against, played in turn. The verdict and the counts
+    it was reached on are written once, when the test stops.
     """
 
     tournament = models.OneToOneField(

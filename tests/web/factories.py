@@ -2,7 +2,7 @@
 
 ``match_play_here`` writes a match's log exactly as the runner would (the contracts'
 events, in order) with random legal actions chosen here, then marks the match finished,
-as ``bots.services.match_play`` does; the tournaments app then settles and advances as
+as ``matches.play.match_play`` does; the tournaments app then settles and advances as
 after any match. Real bots play where the test is about playing (the browser tests).
 """
 

@@ -7,8 +7,9 @@ module holds the lifecycle; ``scheduling`` what a running tournament plays next;
 ``ladder`` the ladder's and authors' own tournaments.
 
 The lifecycle is draft -> scheduled -> running -> finished, or cancelled from any of the
-first three. Every transition is a conditional update on the current status, so two
-workers (or two organisers) can never start, cancel or finish one tournament twice.
+first three. Every transition is a conditional update: on the current status for scheduling,
+starting and cancelling, on ``progress`` for the finish (``scheduling.tournament_advance``),
+so two workers (or two organisers) can never start, cancel or finish one tournament twice.
 """
 
 from __future__ import annotations
