@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -20,12 +20,7 @@ from matches.models import Match, MatchEvent, MatchSeat
 from tournaments.config import TournamentConfig
 from tournaments.formats import Format, version_test_first_batch
 from tournaments.models import Tournament, TournamentMatch
-from tournaments.services import (
-    tournament_create,
-    tournament_enter,
-    tournament_schedule,
-    tournament_start,
-)
+from tournaments.services import tournament_start_with
 from tournaments.services.ladder import (
     ladder_entrants_sync,
     ladder_for,
@@ -239,18 +234,11 @@ def _author_tournament(
     format: Format,
     versions: Sequence[BotVersion],
     sets_per_pair: int,
-    before_start: Any = None,
+    before_start: Callable[[Tournament], None] | None = None,
 ) -> Tournament:
-    with transaction.atomic():
-        config = TournamentConfig(
-            name=name, game=versions[0].bot.game, format=format, sets_per_pair=sets_per_pair
-        )
-        tournament = tournament_create(config=config, organiser=user)
-        for version in versions:
-            tournament_enter(tournament=tournament, version=version)
-        if before_start is not None:
-            before_start(tournament)
-        tournament_schedule(tournament=tournament, starts_at=timezone.now())
-        tournament_start(tournament_id=tournament.pk)
-    tournament.refresh_from_db()
-    return tournament
+    config = TournamentConfig(
+        name=name, game=versions[0].bot.game, format=format, sets_per_pair=sets_per_pair
+    )
+    return tournament_start_with(
+        config=config, versions=versions, organiser=user, before_start=before_start
+    )

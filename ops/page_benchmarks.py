@@ -32,12 +32,7 @@ from bots.models import Bot, BotVersion
 from matches.models import Match
 from tournaments.config import TournamentConfig
 from tournaments.models import Tournament
-from tournaments.services import (
-    tournament_create,
-    tournament_enter,
-    tournament_schedule,
-    tournament_start,
-)
+from tournaments.services import tournament_start_with
 from tournaments.tasks import tournament_match_play
 
 BENCH_NAME = "bench: standings under load"
@@ -81,11 +76,9 @@ def bench_tournament() -> Tournament:
     if existing.exists():
         return existing.latest("id")
     config = TournamentConfig(name=BENCH_NAME, game="snag", options={"target": 20})
-    tournament = tournament_create(config=config, secret="bench")
-    for version in _bench_versions():
-        tournament_enter(tournament=tournament, version=version)
-    tournament_schedule(tournament=tournament, starts_at=tournament.created_at)
-    tournament_start(tournament_id=tournament.pk, enqueue=False)
+    tournament = tournament_start_with(
+        config=config, versions=_bench_versions(), secret="bench", enqueue=False
+    )
     while pending := list(
         Match.objects.filter(
             tournament_match__tournament=tournament, status=Match.Status.PENDING

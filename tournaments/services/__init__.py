@@ -15,7 +15,7 @@ so two workers (or two organisers) can never start, cancel or finish one tournam
 from __future__ import annotations
 
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -266,22 +266,39 @@ def round_robin_create(
     enqueue: bool = True,
 ) -> Tournament:
     """A round robin of ``versions`` created, entered and started at once (demo and tests)."""
+    config = TournamentConfig(
+        name=name,
+        game=game_id,
+        options=options or {},
+        sets_per_pair=sets_per_pair,
+        decision_timeout=decision_timeout,
+    )
+    return tournament_start_with(config=config, versions=versions, secret=secret, enqueue=enqueue)
+
+
+def tournament_start_with(
+    *,
+    config: TournamentConfig,
+    versions: Sequence[BotVersion],
+    secret: int | str | None = None,
+    organiser: Any = None,
+    before_start: Callable[[Tournament], None] | None = None,
+    enqueue: bool = True,
+) -> Tournament:
+    """A tournament of ``versions`` created, entered, scheduled and started now, all in one
+    transaction (challenges, version tests, the demo, benchmarks and tests);
+    ``before_start`` sees it entered, before it starts."""
     if len({version.pk for version in versions}) != len(versions):
         raise TournamentError("a bot version can enter a tournament only once")
     with transaction.atomic():
-        config = TournamentConfig(
-            name=name,
-            game=game_id,
-            options=options or {},
-            sets_per_pair=sets_per_pair,
-            decision_timeout=decision_timeout,
-        )
-        tournament = tournament_create(config=config, secret=secret)
+        tournament = tournament_create(config=config, secret=secret, organiser=organiser)
         for version in versions:
             tournament_enter(tournament=tournament, version=version)
+        if before_start is not None:
+            before_start(tournament)
         tournament_schedule(tournament=tournament, starts_at=timezone.now())
         if not tournament_start(tournament_id=tournament.pk, enqueue=enqueue):
-            raise TournamentError("a round robin needs at least two bot versions")
+            raise TournamentError(f"a {config.format} needs at least two bot versions")
     tournament.refresh_from_db()
     return tournament
 
