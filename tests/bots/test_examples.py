@@ -9,12 +9,15 @@ import random
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 
 from bots.bot_code import UploadLimits, read_upload, store_code
 from bots.builtin.strategies import load
 from bots.referee import Limits, StrategyPlayer, referee_match
 from bots.runner import BuiltinLauncher, ScriptLauncher
-from bots.uploads import server_limits, smoke_test
+from bots.sandbox.launcher import SandboxLimits
+from bots.services import builtin_strategy_names
+from bots.uploads import check_plan, server_limits, smoke_test
 from games.rules import GAMES, get_game
 from ops.strength import duel
 
@@ -132,5 +135,11 @@ def test_the_uploaded_montecarlo_zip_passes_the_upload_check_in_the_sandbox(
     zipped = montecarlo_build.with_suffix(".zip")
     code = read_upload(zipped.name, zipped.read_bytes(), UploadLimits())
     stored = store_code(code, tmp_path / "store")
-    check = smoke_test(get_game("snag"), lambda: sandbox.launcher(stored))
+    game = get_game("snag")
+    plan = check_plan(game.id, opponents=sorted(builtin_strategy_names(game.id).values()))
+    # As the server's check launches it: a process may play every match of its seating, so
+    # its CPU backstop is the per-match one times their number.
+    cpu = settings.BAIZE_SANDBOX_LIMITS["cpu_seconds"] * len(plan.seeds)
+    limits = SandboxLimits(cpu_seconds=cpu)
+    check = smoke_test(game, lambda: sandbox.launcher(stored, limits=limits), plan=plan)
     assert check.problem == "" and check.plays_series, check.log
