@@ -102,8 +102,10 @@ def ladder_match_watch(*, match_id: int, reason: str) -> bool:
         .select_related("match")
         .first()
     )
+    if link is None:
+        return False
     event = MatchEvent.objects.filter(match_id=match_id, type=EventType.FORFEIT).first()
-    if link is None or event is None:
+    if event is None:
         return False
     forfeit = event.payload
     version_id = MatchSeat.objects.values_list("version_id", flat=True).get(
