@@ -9,7 +9,7 @@ PORT ?= 8000
 # The demo, bench and local server run on the embedded default, where debugging is fine.
 LOCAL := DEBUG=$${DEBUG:-1}
 
-.PHONY: demo test test-fast bench strength lint format serve clean browser-deps load-deps sandbox-deps \
+.PHONY: demo test test-fast bench strength lint format serve clean browser-deps load-deps sandbox-deps runtime-deps \
 	deploy-check
 
 $(STAMP): pyproject.toml
@@ -46,6 +46,14 @@ load-deps:
 sandbox-deps:
 	@command -v bwrap >/dev/null && command -v setpriv >/dev/null && test -x /usr/bin/python3 \
 		|| ($(call apt_install,bubblewrap util-linux python3))
+
+# The toolchains of the bot runtimes (bots/runtimes.py), all Debian packages: a row whose
+# toolchain is missing is reported unavailable by the probe, and its uploads are refused.
+RUNTIME_PACKAGES := python3-numpy python3-scipy pypy3 g++ nlohmann-json3-dev rustc golang-go \
+	openjdk-17-jdk-headless nodejs python3-seccomp
+runtime-deps:
+	@missing="$$(dpkg-query -W -f='$${Status}\n' $(RUNTIME_PACKAGES) 2>&1 | grep -v '^install ok installed$$')"; \
+		test -z "$$missing" || ($(call apt_install,$(RUNTIME_PACKAGES)))
 
 # The suite runs in TEST_WORKERS processes (pytest-xdist), each with a test database, a Redis
 # database (CELERY_BROKER_URL's number plus the worker's: 12 gives 12 and 13) and sandbox uids
