@@ -1,16 +1,19 @@
 """Uploaded bot code: reading an upload, checking it in memory, and the content-addressed store.
 
-An upload is one ``.py`` file (it becomes ``bot.py``) or a ``.zip`` with ``bot.py`` at its
-root. Every check runs on the bytes in memory before anything is written: size, zip
-structure (no absolute or ``..`` paths, no links or special files, no encryption, no
-duplicate names, a bounded count and unpacked size, with the sizes checked while reading,
-not trusted from the headers), and that every Python file compiles. Code is stored once per
+An upload is one file or a ``.zip``, for a runtime (``bots.runtimes``): a row names the single
+files it takes (a ``.py`` becomes ``bot.py``) and what the upload's root must hold. Every check
+runs on the bytes in memory before anything is written: size, zip structure (no absolute or
+``..`` paths, no links or special files, no encryption, no duplicate names, a bounded count
+and unpacked size, with the sizes checked while reading, not trusted from the headers), the
+row's required files, that every Python file compiles where the row runs Python, and that a
+native ``bot`` is an x86-64 executable. Executable bits in a zip are kept. Code is stored once per
 content hash, under ``<store>/<sha256>/``, a path the uploader never chooses; stored code is
 never changed, so a rejected upload cannot alter anything stored before it.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import io
 import os
@@ -24,7 +27,8 @@ from pathlib import Path, PurePosixPath
 
 from errors import DomainError
 
-ENTRY_POINT = "bot.py"
+from .runtimes import DEFAULT_RUNTIME, RUNTIMES, Runtime, UploadLimits
+
 _ENCRYPTED_FLAG = 0x1
 #: Bounds on a path inside an uploaded zip: any real bot fits well within them, and the
 #: store's file system (255 bytes a name, a few thousand a path) always can hold them.
@@ -45,17 +49,11 @@ class UploadRejected(DomainError):
 
 
 @dataclass(frozen=True)
-class UploadLimits:
-    max_bytes: int = 1 << 20
-    max_unpacked_bytes: int = 8 << 20
-    max_files: int = 100
-
-
-@dataclass(frozen=True)
 class BotCode:
-    """The files of one bot version, by relative POSIX path."""
+    """The files of one bot version, by relative POSIX path, and which of them are executable."""
 
     files: Mapping[str, bytes]
+    executables: frozenset[str] = frozenset()
 
     @property
     def size(self) -> int:
@@ -63,42 +61,106 @@ class BotCode:
 
     @property
     def content_hash(self) -> str:
-        """SHA-256 over every path and content in path order: the same files, the same hash,
-        whether they came as a ``.py`` or inside a ``.zip``."""
+        """SHA-256 over every path, mode and content in path order: the same files, the same
+        hash, whether they came alone or inside a ``.zip``. A file without its executable bit
+        hashes as it did before the bit was kept, so older hashes still name their code."""
         digest = hashlib.sha256()
         for path in sorted(self.files):
             content = self.files[path]
-            digest.update(f"{path}\0{len(content)}\0".encode())
+            mode = "x\0" if path in self.executables else ""
+            digest.update(f"{path}\0{len(content)}\0{mode}".encode())
             digest.update(content)
         return digest.hexdigest()
 
 
-def read_upload(filename: str, data: bytes, limits: UploadLimits) -> BotCode:
-    """The checked code of an upload; ``UploadRejected`` with the first problem found."""
+def read_upload(
+    filename: str, data: bytes, limits: UploadLimits, runtime: Runtime | None = None
+) -> BotCode:
+    """The checked code of an upload for ``runtime`` (the default row if none);
+    ``UploadRejected`` with the first problem found."""
+    runtime = runtime or RUNTIMES[DEFAULT_RUNTIME]
     if len(data) > limits.max_bytes:
         raise UploadRejected(
             "too_large",
             f"the upload is {len(data)} bytes; at most {limits.max_bytes} are accepted",
             status=413,
         )
-    suffix = PurePosixPath(filename.lower()).suffix
-    if suffix == ".py":
-        # Stored as bot.py, but a syntax error names the file its author knows.
-        _check_compiles(PurePosixPath(filename).name, data)
-        return BotCode({ENTRY_POINT: data})
-    if suffix != ".zip":
+    if PurePosixPath(filename.lower()).suffix == ".zip":
+        code = read_zip(data, limits)
+    else:
+        code = _single_file(filename, data, runtime)
+    _check_fits(code, runtime)
+    return code
+
+
+def _single_file(filename: str, data: bytes, runtime: Runtime) -> BotCode:
+    name = PurePosixPath(filename).name
+    suffix = PurePosixPath(name.lower()).suffix
+    for accepted, stored_as in runtime.single_files:
+        if accepted in ("", suffix):
+            path = stored_as or safe_path(name)
+            if runtime.python_sources:
+                # Stored as bot.py, but a syntax error names the file its author knows.
+                _check_compiles(name, data)
+            return BotCode({path: data}, frozenset({path}) if runtime.native_entry else frozenset())
+    accepted = " or ".join(f"a {suffix} file" for suffix, _ in runtime.single_files)
+    raise UploadRejected(
+        "unsupported_file",
+        f"upload {accepted} or a .zip for the {runtime.name} runtime ({runtime.expects}),"
+        f" not {filename!r}",
+    )
+
+
+def _check_fits(code: BotCode, runtime: Runtime) -> None:
+    """The files are what ``runtime`` runs or builds: its required files at the root,
+    Python that compiles, a native ``bot`` that is an executable of this machine's kind."""
+    root = [path for path in code.files if "/" not in path]
+    for required in runtime.requires:
+        if not any(
+            fnmatch.fnmatchcase(path, pattern) for pattern in required.split("|") for path in root
+        ):
+            nested = sorted(
+                p for p in code.files if fnmatch.fnmatchcase(PurePosixPath(p).name, required)
+            )
+            hint = (
+                f" (found {nested[0]}: zip the folder's contents, not the folder)" if nested else ""
+            )
+            shown = " or ".join(required.split("|"))
+            raise UploadRejected(
+                "no_entry_point",
+                f"no {shown} at the upload's root{hint}; the {runtime.name} runtime expects"
+                f" {runtime.expects}",
+            )
+    if runtime.python_sources:
+        for path, content in code.files.items():
+            if path.endswith(".py"):
+                _check_compiles(path, content)
+    if runtime.native_entry:
+        _check_native(code, "bot")
+
+
+#: ELF, 64-bit, little-endian, version 1; ``e_machine`` 62 is x86-64.
+_ELF_HEAD = b"\x7fELF\x02\x01\x01"
+_X86_64 = 62
+
+
+def _check_native(code: BotCode, path: str) -> None:
+    content = code.files[path]
+    machine = int.from_bytes(content[18:20], "little") if len(content) >= 20 else -1
+    if not content.startswith(_ELF_HEAD) or machine != _X86_64:
         raise UploadRejected(
-            "unsupported_file",
-            f"upload a .py file or a .zip with bot.py at its root, not {filename!r}",
+            "not_an_executable", f"{path} is not an x86-64 Linux executable (64-bit ELF)"
         )
-    files = _read_zip(data, limits)
-    for path, content in files.items():
-        if path.endswith(".py"):
-            _check_compiles(path, content)
-    return BotCode(files)
+    if path not in code.executables:
+        raise UploadRejected(
+            "not_an_executable",
+            f"{path} has no executable bit in the zip: zip it with its mode (zip keeps it;"
+            " chmod +x first)",
+        )
 
 
-def _read_zip(data: bytes, limits: UploadLimits) -> dict[str, bytes]:
+def read_zip(data: bytes, limits: UploadLimits) -> BotCode:
+    """The files of a zip, its structure checked (not what a runtime needs of them)."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except (zipfile.BadZipFile, OSError):
@@ -112,11 +174,8 @@ def _read_zip(data: bytes, limits: UploadLimits) -> dict[str, bytes]:
     with archive:
         members = _checked_members(archive.infolist(), limits)
         files = _unpack(archive, members, limits)
-    if ENTRY_POINT not in files:
-        found = sorted(path for path in files if path.endswith("/" + ENTRY_POINT))
-        hint = f" (found {found[0]}: zip the folder's contents, not the folder)" if found else ""
-        raise UploadRejected("no_entry_point", f"the zip has no bot.py at its root{hint}")
-    return files
+    executables = frozenset(path for path, info in members if (info.external_attr >> 16) & 0o111)
+    return BotCode(files, executables)
 
 
 def _checked_members(
@@ -129,7 +188,7 @@ def _checked_members(
         )
     members, seen, declared = [], set(), 0
     for info in infos:
-        path = _safe_path(info.filename)
+        path = safe_path(info.filename)
         kind = stat.S_IFMT(info.external_attr >> 16)
         if kind == stat.S_IFLNK:
             raise UploadRejected("zip_link", f"the zip holds a link: {info.filename!r}")
@@ -162,7 +221,7 @@ def _refuse_path_conflicts(paths: set[str]) -> None:
                 )
 
 
-def _safe_path(name: str) -> str:
+def safe_path(name: str) -> str:
     """``name`` as a relative path inside the bot's folder, or ``zip_traversal``."""
     parts = name.split("/")
     unsafe = (
@@ -250,7 +309,7 @@ def store_code(code: BotCode, store: Path) -> Path:
     store.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=store))
     try:
-        _write_files(staging, code.files)
+        _write_files(staging, code)
         os.rename(staging, target)
     except OSError:
         shutil.rmtree(staging, ignore_errors=True)
@@ -259,12 +318,12 @@ def store_code(code: BotCode, store: Path) -> Path:
     return target
 
 
-def _write_files(folder: Path, files: Mapping[str, bytes]) -> None:
-    for path, content in files.items():
+def _write_files(folder: Path, code: BotCode) -> None:
+    for path, content in code.files.items():
         destination = folder / path
         destination.parent.mkdir(parents=True, exist_ok=True)
         destination.write_bytes(content)
-        destination.chmod(0o644)
+        destination.chmod(0o755 if path in code.executables else 0o644)
     for directory in [folder, *(p for p in folder.rglob("*") if p.is_dir())]:
         directory.chmod(0o755)
 
@@ -277,17 +336,22 @@ def zip_code(code: BotCode) -> bytes:
         for path in sorted(code.files):
             info = zipfile.ZipInfo(path, (1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
+            mode = 0o755 if path in code.executables else 0o644
+            info.external_attr = (stat.S_IFREG | mode) << 16
             archive.writestr(info, code.files[path])
     return buffer.getvalue()
 
 
 def read_code_folder(folder: Path) -> BotCode:
     """The files under ``folder`` (a stored version's), by relative POSIX path."""
+    paths = [
+        path
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and "__pycache__" not in path.parts
+    ]
     return BotCode(
-        {
-            path.relative_to(folder).as_posix(): path.read_bytes()
-            for path in sorted(folder.rglob("*"))
-            if path.is_file() and "__pycache__" not in path.parts
-        }
+        {path.relative_to(folder).as_posix(): path.read_bytes() for path in paths},
+        frozenset(
+            path.relative_to(folder).as_posix() for path in paths if path.stat().st_mode & 0o111
+        ),
     )

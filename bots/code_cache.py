@@ -33,7 +33,7 @@ from .bot_code import (
     UploadRejected,
     code_dir,
     read_code_folder,
-    read_upload,
+    read_zip,
     store_code,
     zip_code,
 )
@@ -94,7 +94,7 @@ def _fetch(content_hash: str) -> BotCode:
     if blob is None:
         raise CodeUnavailable(f"code {content_hash} is not in {where}")
     try:
-        code = read_upload(f"{content_hash}.zip", blob, _stored_limits(blob))
+        code = read_zip(blob, _stored_limits(blob))
     except UploadRejected as error:
         raise CodeUnavailable(f"code {content_hash} in {where} is damaged: {error}") from None
     if code.content_hash != content_hash:

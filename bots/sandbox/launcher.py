@@ -68,10 +68,12 @@ class SandboxLimits:
             f" {self.open_files} descriptors); no per-slot cgroup"
         )
 
-    def prlimit_options(self) -> tuple[str, ...]:
+    def prlimit_options(self, *, address_space: bool = True) -> tuple[str, ...]:
+        """``address_space=False`` leaves the address space unlimited, for runtimes that reserve
+        more than they use; the slot's memory cgroup bounds them instead."""
         return (
             f"--cpu={self.cpu_seconds}",
-            f"--as={self.memory_bytes}",
+            *((f"--as={self.memory_bytes}",) if address_space else ()),
             f"--nproc={self.processes}",
             f"--fsize={self.file_bytes}",
             f"--nofile={self.open_files}",
@@ -145,8 +147,20 @@ class SandboxUnsafe(RuntimeError):
 
 
 @dataclass(frozen=True)
+class Program:
+    """What runs inside the sandbox from ``/bot``, and what it needs beyond the base system."""
+
+    argv: tuple[str, ...]
+    #: Host paths bound read-only at the same place inside.
+    binds: tuple[str, ...] = ()
+    #: False: no address-space limit (the slot's memory cgroup bounds the program).
+    address_space: bool = True
+
+
+@dataclass(frozen=True)
 class SandboxLauncher:
-    """An untrusted bot: ``python -I -S -B /bot/SCRIPT ARGS`` inside the sandbox.
+    """An untrusted bot: ``python -I -S -B /bot/SCRIPT ARGS`` inside the sandbox, or the
+    ``program`` of its runtime (``bots.runtimes``).
 
     ``code_dir`` is bound read-only at ``/bot``; it must be a folder the uploader cannot
     change (the content-addressed store, ``bots.uploads``).
@@ -157,6 +171,7 @@ class SandboxLauncher:
     script: str = "bot.py"
     args: tuple[str, ...] = ()
     limits: SandboxLimits | None = None
+    program: Program | None = None
 
     def launch_spec(self) -> LaunchSpec:
         if not self.sandbox.report.safe:
@@ -170,7 +185,12 @@ class SandboxLauncher:
             raise
         code_dir = reachable_code_dir(self.code_dir, config.uid_base)
         argv = self.sandbox.command(
-            slot, code_dir, (self.script, *self.args), self.limits, filter_fd=filter_fd
+            slot,
+            code_dir,
+            (self.script, *self.args),
+            self.limits,
+            filter_fd=filter_fd,
+            program=self.program,
         )
         control = self.sandbox.slot_control(slot)
         folders = PrivateFolders()
@@ -191,7 +211,8 @@ class SandboxLauncher:
         )
 
     def __str__(self) -> str:
-        return f"sandbox:{self.code_dir.name}/{self.script}"
+        what = " ".join(self.program.argv) if self.program else self.script
+        return f"sandbox:{self.code_dir.name}/{what}"
 
 
 def sandbox_argv(
@@ -207,9 +228,11 @@ def sandbox_argv(
     filter_fd: int | None,
     namespaces: bool = True,
     proc_view: ProcView | None = None,
+    program: Program | None = None,
 ) -> tuple[str, ...]:
     """The whole command line; ``namespaces=False`` (probing only) leaves out bubblewrap.
-    ``proc_view`` replaces the host's moving ``/proc`` figures with constants."""
+    ``proc_view`` replaces the host's moving ``/proc`` figures with constants. ``program``
+    runs in place of the Python script (``script_and_args`` is then unused)."""
     privileges = (
         config.setpriv,
         f"--reuid={uid}",
@@ -218,18 +241,23 @@ def sandbox_argv(
         "--pdeathsig=KILL",
         "--",
     )
-    resources = (config.prlimit, *limits.prlimit_options(), "--")
+    address_space = program is None or program.address_space
+    resources = (config.prlimit, *limits.prlimit_options(address_space=address_space), "--")
     script, *args = script_and_args
     if not namespaces:
         python = (interpreter, "-I", "-S", "-B", str(code_dir / script), *args)
         return (*privileges, *resources, *python)
-    python = (interpreter, "-I", "-S", "-B", f"{BOT_MOUNT}/{script}", *args)
+    if program is None:
+        command = (interpreter, "-I", "-S", "-B", f"{BOT_MOUNT}/{script}", *args)
+    else:
+        command = program.argv
+        mounts = (*mounts, *(path for path in program.binds if path not in mounts))
     return (
         *privileges,
         *resources,
         *_bwrap_options(config, mounts, symlinks, code_dir, limits, filter_fd, proc_view),
         "--",
-        *python,
+        *command,
     )
 
 

@@ -18,14 +18,16 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..runtimes import SANDBOX_PYTHON, Runtime, RuntimeStatus, runtime_statuses
 from .cgroups import CONTROLLERS, SlotCgroups, enter_cgroup_argv, slot_cgroups, uid_control
 from .control import SlotControl
 from .launcher import (
     SANDBOX_ENVIRONMENT,
+    Program,
     SandboxConfig,
     SandboxLauncher,
     SandboxLimits,
@@ -137,8 +139,32 @@ class Sandbox:
         script: str = "bot.py",
         args: tuple[str, ...] = (),
         limits: SandboxLimits | None = None,
+        program: Program | None = None,
     ) -> SandboxLauncher:
-        return SandboxLauncher(self, Path(code_dir), script, args, limits)
+        return SandboxLauncher(self, Path(code_dir), script, args, limits, program)
+
+    @property
+    def memory_cgroup(self) -> bool:
+        return self.cgroups is not None and self.cgroups.memory
+
+    def runtimes(self) -> Mapping[str, RuntimeStatus]:
+        """Every runtime row as this host has it (surveyed once per process)."""
+        return runtime_statuses(self.interpreter, memory_cgroup=self.memory_cgroup)
+
+    def runtime_program(self, runtime: Runtime) -> Program:
+        """How ``runtime`` runs a bot here."""
+        python = self.interpreter
+        argv = tuple(python if word == SANDBOX_PYTHON else word for word in runtime.run)
+        return Program(argv, runtime.binds, address_space=runtime.address_space_limit)
+
+    def runtime_launcher(
+        self, code_dir: Path, runtime: Runtime, limits: SandboxLimits | None = None
+    ) -> SandboxLauncher:
+        """A bot of ``runtime`` from ``code_dir`` (its built files, or its sources)."""
+        limits = limits or self.config.limits
+        if runtime.processes and runtime.processes > limits.processes:
+            limits = dataclasses.replace(limits, processes=runtime.processes)
+        return self.launcher(code_dir, limits=limits, program=self.runtime_program(runtime))
 
     def command(
         self,
@@ -149,6 +175,7 @@ class Sandbox:
         *,
         filter_fd: int | None,
         namespaces: bool = True,
+        program: Program | None = None,
     ) -> tuple[str, ...]:
         limits = limits or self.config.limits
         argv = sandbox_argv(
@@ -163,6 +190,7 @@ class Sandbox:
             filter_fd=filter_fd,
             namespaces=namespaces,
             proc_view=self.proc_view,
+            program=program,
         )
         if self.cgroups is None:
             return argv
