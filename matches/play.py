@@ -10,6 +10,7 @@ import functools
 import os
 import socket
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -25,24 +26,40 @@ from .models import Match, MatchSeat
 from .services import MatchEventWriter, MatchLeaseLost, MatchNotPending, match_event_writer
 
 
-def match_play(
-    *,
-    match_id: int,
-    decision_seconds: float | None = None,
-    time_bank_seconds: float | None = None,
-    sandbox_overrides: Mapping[str, int] | None = None,
-) -> MatchResult | None:
+@dataclass(frozen=True)
+class MatchLimits:
+    """A match's limits, as its tournament sets them; ``None`` takes the server's setting.
+
+    ``sandbox_overrides`` are ``SandboxLimits`` fields (the tournament's ``sandbox_overrides``).
+    """
+
+    decision_seconds: float | None = None
+    time_bank_seconds: float | None = None
+    sandbox_overrides: Mapping[str, int] = field(default_factory=dict)
+
+    def referee_limits(self) -> Limits:
+        return Limits(
+            decision_seconds=self.decision_seconds or settings.BAIZE_DECISION_TIMEOUT,
+            start_seconds=settings.BAIZE_BOT_START_TIMEOUT,
+            time_bank_seconds=settings.BAIZE_TIME_BANK_SECONDS
+            if self.time_bank_seconds is None
+            else self.time_bank_seconds,
+            match_seconds=settings.BAIZE_MATCH_WALL_SECONDS,
+        )
+
+
+def match_play(*, match_id: int, limits: MatchLimits = MatchLimits()) -> MatchResult | None:
     """Play a pending match to its end, logging it as it goes; None if it was not pending.
 
     A second delivery of the same task finds the match claimed and returns without touching
     it, so nothing is appended twice. A match the tick declared dead while it ran (its lease
     ran out) is dropped: bots closed, nothing more logged, None returned. The time limits
-    and sandbox limits (``SandboxLimits`` fields) default to the settings; a tournament may
-    override them. ``CodeUnavailable`` if a bot's code is in no store this worker can
+    and sandbox limits default to the settings; a tournament may override them
+    (``MatchLimits``). ``CodeUnavailable`` if a bot's code is in no store this worker can
     read; the match is then still pending, for a retry.
     """
-    limits = _limits(decision_seconds, time_bank_seconds)
-    overrides = dict(sandbox_overrides or {})
+    referee_limits = limits.referee_limits()
+    overrides = dict(limits.sandbox_overrides)
 
     def referee(match: Match, seats: list[MatchSeat], writer: MatchEventWriter) -> MatchResult:
         launchers = [launcher_for(seat.version, **overrides) for seat in seats]
@@ -52,7 +69,7 @@ def match_play(
                 game,
                 game.new_match(match.seed, match.options),
                 launchers,
-                limits=limits,
+                limits=referee_limits,
                 emit=writer.emit,
                 cpu=_match_cpu(),
                 on_idle=writer.idle,
@@ -79,12 +96,10 @@ class MatchSeries:
         self,
         *,
         match_ids: Sequence[int],
-        decision_seconds: float | None = None,
-        time_bank_seconds: float | None = None,
-        sandbox_overrides: Mapping[str, int] | None = None,
+        limits: MatchLimits = MatchLimits(),
     ) -> None:
-        self._limits = _limits(decision_seconds, time_bank_seconds)
-        self._overrides = dict(sandbox_overrides or {})
+        self._limits = limits.referee_limits()
+        self._overrides = dict(limits.sandbox_overrides)
         self._place, self._lengths = _series_plan(match_ids)
         self._series: dict[int, Series] = {}
 
@@ -175,17 +190,6 @@ def _series_plan(match_ids: Sequence[int]) -> tuple[dict[int, int], list[int]]:
         lengths[index] += 1
         place[match_id] = index
     return place, lengths
-
-
-def _limits(decision_seconds: float | None, time_bank_seconds: float | None) -> Limits:
-    return Limits(
-        decision_seconds=decision_seconds or settings.BAIZE_DECISION_TIMEOUT,
-        start_seconds=settings.BAIZE_BOT_START_TIMEOUT,
-        time_bank_seconds=settings.BAIZE_TIME_BANK_SECONDS
-        if time_bank_seconds is None
-        else time_bank_seconds,
-        match_seconds=settings.BAIZE_MATCH_WALL_SECONDS,
-    )
 
 
 def _claim_and_play(

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import enum
 import math
-from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
@@ -31,7 +30,9 @@ from .standings import (
     ELIMINATION_TIE_BREAKS,
     ROUND_ROBIN_TIE_BREAKS,
     SWISS_TIE_BREAKS,
+    PairedSet,
     TieBreak,
+    standings,
 )
 from .swiss import PairingSystem, swiss_round
 
@@ -173,18 +174,23 @@ def plan_swiss(state: TournamentState, plan: Plan) -> None:
     if current >= (state.rounds or 0):
         plan.finish = True
         return
-    scores: dict[int, float] = defaultdict(float)
-    for view in views:
-        if view.second is None:  # a bye is a pairing won, as the standings count it
-            scores[view.first] += float(state.sets_per_pair)
-        for result in view.results:
-            first_points, second_points = result.set_points()
-            scores[view.first] += first_points
-            scores[view.second] += second_points
-    ranking = sorted(state.entrants, key=lambda e: (-scores[e.id], e.bracket_position))
+    seeded = sorted(state.entrants, key=lambda entrant: entrant.bracket_position)
+    rows = standings(
+        [entrant.id for entrant in seeded],
+        [
+            PairedSet(view.first, view.second, result)
+            for view in views
+            if view.second is not None
+            for result in view.results
+        ],
+        tie_breaks=(),
+        # A bye is a pairing won, as the tournament's standings count it.
+        byes=[view.first for view in views if view.second is None],
+        bye_points=float(state.sets_per_pair),
+    )
     paired = swiss_round(
-        [entrant.id for entrant in ranking],
-        scores={entrant.id: scores[entrant.id] for entrant in ranking},
+        [row.entrant for row in rows],
+        scores={row.entrant: row.score for row in rows},
         played={frozenset((v.first, v.second)) for v in views if v.second is not None},
         had_bye={view.first for view in views if view.second is None},
         system=PairingSystem(state.pairing_system),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from bots.tasks import CODE_RETRY
-from matches.play import MatchSeries, match_play
+from matches.play import MatchLimits, MatchSeries, match_play
 
 from .models import Tournament, TournamentMatch
 from .services.scheduling import tournament_match_settle, tournament_matches_held
@@ -21,12 +21,7 @@ def tournament_match_play(match_id: int) -> None:
     link = TournamentMatch.objects.select_related("tournament").get(match_id=match_id)
     tournament = link.tournament
     if tournament.status == Tournament.Status.RUNNING and link.replaced_at is None:
-        match_play(
-            match_id=match_id,
-            decision_seconds=tournament.decision_timeout,
-            time_bank_seconds=tournament.time_bank_seconds,
-            sandbox_overrides=tournament.sandbox_overrides,
-        )
+        match_play(match_id=match_id, limits=_match_limits(tournament))
     tournament_match_settle(match_id=match_id)
 
 
@@ -41,12 +36,7 @@ def tournament_series_play(match_ids: list[int]) -> None:
     """
     first = TournamentMatch.objects.select_related("tournament").get(match_id=match_ids[0])
     tournament = first.tournament
-    with MatchSeries(
-        match_ids=match_ids,
-        decision_seconds=tournament.decision_timeout,
-        time_bank_seconds=tournament.time_bank_seconds,
-        sandbox_overrides=tournament.sandbox_overrides,
-    ) as series:
+    with MatchSeries(match_ids=match_ids, limits=_match_limits(tournament)) as series:
         for place, match_id in enumerate(match_ids):
             # The matches still ahead are this task's: the tick must not send them elsewhere,
             # where a fresh process could play a deal this task's series will play too.
@@ -59,6 +49,14 @@ def tournament_series_play(match_ids: list[int]) -> None:
             if playing:
                 series.play(match_id=match_id)
             tournament_match_settle(match_id=match_id)
+
+
+def _match_limits(tournament: Tournament) -> MatchLimits:
+    return MatchLimits(
+        decision_seconds=tournament.decision_timeout,
+        time_bank_seconds=tournament.time_bank_seconds,
+        sandbox_overrides=tournament.sandbox_overrides or {},
+    )
 
 
 @shared_task(ignore_result=True)

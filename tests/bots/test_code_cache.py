@@ -25,7 +25,7 @@ from bots.models import Bot, BotVersion, CodeBlob
 from bots.services import builtin_bots_sync
 from bots.uploads import bot_version_check, bot_version_upload
 from matches.models import Match
-from matches.play import match_play
+from matches.play import MatchLimits, match_play
 from matches.services import match_create, match_seats_create
 
 from .conftest import stray_sandbox_processes
@@ -65,7 +65,7 @@ def play_against_random(version: BotVersion) -> Match:
     random_version = builtin_bots_sync(game_id="snag")[0]
     match = match_create(game_id="snag", seed=7, options={"target": 5})
     match_seats_create(match=match, versions=[version, random_version])
-    match_play(match_id=match.pk, time_bank_seconds=2.0)
+    match_play(match_id=match.pk, limits=MatchLimits(time_bank_seconds=2.0))
     return Match.objects.get(pk=match.pk)
 
 
@@ -127,7 +127,7 @@ def test_a_match_whose_code_no_store_has_stays_pending_and_plays_once_it_is_back
     assert match.events.count() == 0
 
     CodeBlob.objects.create(content_hash=uploaded.content_hash, data=data)
-    assert match_play(match_id=match.pk, time_bank_seconds=2.0) is not None
+    assert match_play(match_id=match.pk, limits=MatchLimits(time_bank_seconds=2.0)) is not None
     assert Match.objects.get(pk=match.pk).status == Match.Status.FINISHED
 
 

@@ -15,7 +15,7 @@ from bots.runner import BuiltinLauncher
 from bots.sandbox import SandboxLauncher
 from bots.services import builtin_bots_sync, launcher_for
 from matches.models import Match, SeatStderr
-from matches.play import match_play
+from matches.play import MatchLimits, match_play
 from matches.services import match_create, match_seats_create
 
 from .conftest import stray_sandbox_processes
@@ -67,7 +67,7 @@ def test_an_uploaded_bot_plays_a_match_and_only_its_owner_sees_its_stderr(
     random_version = builtin_bots_sync(game_id="snag")[0]
     match = match_create(game_id="snag", seed=4, options={"target": 5})
     match_seats_create(match=match, versions=[uploaded_version, random_version])
-    result = match_play(match_id=match.pk, time_bank_seconds=2.0)
+    result = match_play(match_id=match.pk, limits=MatchLimits(time_bank_seconds=2.0))
     assert result is not None and result.forfeit is None
     assert Match.objects.get(pk=match.pk).status == Match.Status.FINISHED
     assert stray_sandbox_processes() == []
