@@ -33,7 +33,7 @@ from .launcher import (
 )
 from .procview import ProcView, proc_view_survey
 from .reach import reachable_code_dir, runtime_dir
-from .seccomp import SeccompUnsupported, filter_program
+from .seccomp import SeccompUnavailable, filter_program
 from .slots import NoFreeSlot, Slot, acquire_slot
 
 PROBE_SECONDS = 10.0
@@ -184,7 +184,7 @@ def probe_sandbox(config: SandboxConfig) -> Sandbox:
         # Before any slot is taken: taking one kills whatever runs under its uid.
         layers["uid"] = uid_range_check(config)
     interpreter, mounts, layers["python"] = _survey_interpreter(config.python)
-    layers["seccomp"] = _write_filter(config.filter_path)
+    layers["seccomp"] = _write_filter(config.filter_path, config.seccomp_python)
     layers["namespaces"] = "ok" if shutil.which(config.bwrap) else f"{config.bwrap} not found"
     cgroups, missing = _slot_cgroups(config) if layers["uid"] == "ok" else (None, {})
     memory, turns = _memory_and_turns(config, cgroups, missing)
@@ -365,11 +365,12 @@ def _root_links() -> tuple[tuple[str, str], ...]:
     return tuple(links)
 
 
-def _write_filter(path: Path) -> str:
+def _write_filter(path: Path, python: str) -> str:
+    """Build the filter with libseccomp (``bots.sandbox.seccomp``); "ok" or why not."""
     try:
-        program = filter_program()
-    except SeccompUnsupported as error:
-        return str(error)
+        program = filter_program(python)
+    except SeccompUnavailable as error:
+        return f"no seccomp filter: {error}"
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(f".{os.getpid()}.tmp")
     partial.write_bytes(program)
