@@ -1,12 +1,14 @@
 """Which sandbox layers work on this machine, and the level they add up to.
 
-``probe_sandbox`` surveys the bots' interpreter (what it must see inside), writes the seccomp
-filter, then starts a small probe bot through the real sandbox command and reads what it
-observes from the inside: its uid and process limit, its pid (1-3 in a PID namespace),
-whether ``/etc/passwd`` is visible, whether ``socket()`` is refused. When the full command
-fails it retries with fewer layers to name the one that is missing. Only ``FULL`` runs
-untrusted code; the Landlock fallback of ``docs/sandbox.md`` (for hosts without user
-namespaces) is not built, so such a host reports ``LIMITS`` and refuses uploads.
+``probe_sandbox`` surveys the bots' interpreter (what it must see inside), has libseccomp
+build the seccomp filter (``seccomp.py``; without Debian's ``python3-seccomp`` the layer is
+missing and the level stays below ``FULL``), then starts a small probe bot through the real
+sandbox command and reads what it observes from the inside: its uid and process limit, its
+pid (1-3 in a PID namespace), whether ``/etc/passwd`` is visible, whether ``socket()`` is
+refused. When the full command fails it retries with fewer layers to name the one that is
+missing. Only ``FULL`` runs untrusted code; the Landlock fallback of ``docs/sandbox.md`` (for
+hosts without user namespaces) is not built, so such a host reports ``LIMITS`` and refuses
+uploads.
 """
 
 from __future__ import annotations

@@ -30,8 +30,9 @@ SECCOMP_PYTHON = "/usr/bin/python3"
 EXPORTER = Path(__file__).with_name("seccomp_export.py")
 EXPORT_SECONDS = 10.0
 
-#: System call name -> the errno it answers. Names an architecture lacks are skipped there
-#: (``socketcall``, ``fadvise64_64`` and ``umount`` exist on 32-bit ones only).
+#: System call name -> the errno it answers. A name an architecture lacks matches no call
+#: there (``socketcall``, ``fadvise64_64`` and ``umount`` are 32-bit ones'); a name
+#: libseccomp does not know fails the build, so the layer is reported missing.
 DENIED: dict[str, str] = {
     **dict.fromkeys(("socket", "socketpair", "socketcall"), "EPERM"),
     **dict.fromkeys(("ptrace", "process_vm_readv", "process_vm_writev", "kcmp"), "EPERM"),

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import platform
+import subprocess
 import sys
 import uuid
 
@@ -16,6 +18,8 @@ from bots.sandbox.reach import others_can_reach, reachable_code_dir
 from bots.sandbox.seccomp import (
     CLONE_NAMESPACE_FLAGS,
     DENIED,
+    EXPORTER,
+    SECCOMP_PYTHON,
     SeccompUnavailable,
     filter_program,
 )
@@ -145,6 +149,23 @@ def test_every_name_of_the_table_is_in_the_readable_filter():
     for name in (*DENIED, "clone"):
         assert f'filter for syscall "{name}"' in readable, name
     assert "invalid architecture action\naction KILL_PROCESS;" in readable
+
+
+def test_a_name_libseccomp_does_not_know_fails_the_build_and_names_it():
+    if not os.path.exists(SECCOMP_PYTHON):
+        pytest.skip(f"no {SECCOMP_PYTHON}")
+    policy = {"deny": {"no_such_call": "EPERM"}, "clone_flags": [], "clone_action": "EPERM"}
+    run = subprocess.run(
+        (SECCOMP_PYTHON, "-I", str(EXPORTER)),
+        input=json.dumps(policy),
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    if run.returncode == 3 and ALLOW_NO_SANDBOX:
+        pytest.skip(run.stderr)
+    assert run.returncode == 4, run.stderr
+    assert "cannot deny 'no_such_call'" in run.stderr and not run.stdout
 
 
 def test_without_libseccomps_binding_there_is_no_filter_and_it_says_why(tmp_path):
