@@ -126,6 +126,11 @@ def run_without_filter(sandbox: Sandbox, folder: Path, attack: str) -> str:
 
 
 def test_a_compiled_program_runs_and_may_fork(sandbox, native_bot):
+    # pytest's folders are private: the bot runs from a copy, whose program stays one.
+    copy = reachable_code_dir(native_bot, sandbox.config.uid_base)
+    assert copy != native_bot.resolve()
+    assert (copy / "attacks").stat().st_mode & 0o777 == 0o755
+    assert (copy / "run.py").stat().st_mode & 0o777 == 0o644
     assert run_in_sandbox(sandbox, native_bot, "getpid") == "getpid: ok"
     # fork and a plain clone: clone without namespace flags is allowed.
     assert run_in_sandbox(sandbox, native_bot, "plain_clone") == "plain_clone: ok"
