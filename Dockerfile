@@ -6,9 +6,11 @@
 FROM python:3.11-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 # The sandbox's layers (manage.py sandbox): bubblewrap for the namespaces, util-linux for
-# setpriv and prlimit, and Debian's own /usr/bin/python3, which the bots run with.
+# setpriv and prlimit, Debian's own /usr/bin/python3, which the bots run with, and its
+# binding of libseccomp, which builds the seccomp filter (bots/sandbox/seccomp.py).
 RUN apt-get update \
     && apt-get install -y --no-install-recommends bubblewrap util-linux python3 \
+        python3-seccomp \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY pyproject.toml README.md ./

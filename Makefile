@@ -41,11 +41,14 @@ browser-deps:
 load-deps:
 	@command -v wrk >/dev/null || ($(call apt_install,wrk))
 
-# The sandbox of uploaded bots: bubblewrap, util-linux (setpriv, prlimit) and Debian's own
-# python3 (outside any home folder, so the bots' uids can run it).
+# The sandbox of uploaded bots: bubblewrap, util-linux (setpriv, prlimit), Debian's own
+# python3 (outside any home folder, so the bots' uids can run it) and its binding of
+# libseccomp (the seccomp filter); gcc and libc6-dev for the tests of native code in it.
 sandbox-deps:
 	@command -v bwrap >/dev/null && command -v setpriv >/dev/null && test -x /usr/bin/python3 \
-		|| ($(call apt_install,bubblewrap util-linux python3))
+		&& /usr/bin/python3 -c 'import seccomp' 2>/dev/null && command -v gcc >/dev/null \
+		&& test -e /usr/include/stdio.h \
+		|| ($(call apt_install,bubblewrap util-linux python3 python3-seccomp gcc libc6-dev))
 
 # The toolchains of the bot runtimes (bots/runtimes.py), all Debian packages: a row whose
 # toolchain is missing is reported unavailable by the probe, and its uploads are refused.

@@ -122,6 +122,9 @@ class SandboxConfig:
     setpriv: str = "setpriv"
     prlimit: str = "prlimit"
     bwrap: str = "bwrap"
+    #: The Python that has libseccomp's binding (Debian's ``python3-seccomp``), which
+    #: builds the filter (``bots.sandbox.seccomp``).
+    seccomp_python: str = "/usr/bin/python3"
 
     def __post_init__(self) -> None:
         # Below 65536 live real accounts; a swept uid loses every process it has.

@@ -1,12 +1,14 @@
 """Which sandbox layers work on this machine, and the level they add up to.
 
-``probe_sandbox`` surveys the bots' interpreter (what it must see inside), writes the seccomp
-filter, then starts a small probe bot through the real sandbox command and reads what it
-observes from the inside: its uid and process limit, its pid (1-3 in a PID namespace),
-whether ``/etc/passwd`` is visible, whether ``socket()`` is refused. When the full command
-fails it retries with fewer layers to name the one that is missing. Only ``FULL`` runs
-untrusted code; the Landlock fallback of ``docs/sandbox.md`` (for hosts without user
-namespaces) is not built, so such a host reports ``LIMITS`` and refuses uploads.
+``probe_sandbox`` surveys the bots' interpreter (what it must see inside), has libseccomp
+build the seccomp filter (``seccomp.py``; without Debian's ``python3-seccomp`` the layer is
+missing and the level stays below ``FULL``), then starts a small probe bot through the real
+sandbox command and reads what it observes from the inside: its uid and process limit, its
+pid (1-3 in a PID namespace), whether ``/etc/passwd`` is visible, whether ``socket()`` is
+refused. When the full command fails it retries with fewer layers to name the one that is
+missing. Only ``FULL`` runs untrusted code; the Landlock fallback of ``docs/sandbox.md`` (for
+hosts without user namespaces) is not built, so such a host reports ``LIMITS`` and refuses
+uploads.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from .launcher import (
 )
 from .procview import ProcView, proc_view_survey
 from .reach import reachable_code_dir, runtime_dir
-from .seccomp import SeccompUnsupported, filter_program
+from .seccomp import SeccompUnavailable, filter_program
 from .slots import NoFreeSlot, Slot, acquire_slot
 
 PROBE_SECONDS = 10.0
@@ -212,7 +214,7 @@ def probe_sandbox(config: SandboxConfig) -> Sandbox:
         # Before any slot is taken: taking one kills whatever runs under its uid.
         layers["uid"] = uid_range_check(config)
     interpreter, mounts, layers["python"] = _survey_interpreter(config.python)
-    layers["seccomp"] = _write_filter(config.filter_path)
+    layers["seccomp"] = _write_filter(config.filter_path, config.seccomp_python)
     layers["namespaces"] = "ok" if shutil.which(config.bwrap) else f"{config.bwrap} not found"
     cgroups, missing = _slot_cgroups(config) if layers["uid"] == "ok" else (None, {})
     memory, turns = _memory_and_turns(config, cgroups, missing)
@@ -393,11 +395,12 @@ def _root_links() -> tuple[tuple[str, str], ...]:
     return tuple(links)
 
 
-def _write_filter(path: Path) -> str:
+def _write_filter(path: Path, python: str) -> str:
+    """Build the filter with libseccomp (``bots.sandbox.seccomp``); "ok" or why not."""
     try:
-        program = filter_program()
-    except SeccompUnsupported as error:
-        return str(error)
+        program = filter_program(python)
+    except SeccompUnavailable as error:
+        return f"no seccomp filter: {error}"
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(f".{os.getpid()}.tmp")
     partial.write_bytes(program)

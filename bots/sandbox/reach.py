@@ -4,7 +4,8 @@ A sandboxed bot's folder is bound into the sandbox by bubblewrap, which runs as 
 unprivileged uid: every folder above it must let others through. A checkout in a folder
 others cannot enter (root's home, mode 0700) would lock the bots out of their own code. Such
 a folder is copied, once, into this instance's runtime folder under the system's temporary
-folder, with modes the slot uids can read; a folder they can already reach is used as it is.
+folder, with modes the slot uids can read (and run, where its owner could: a compiled bot);
+a folder they can already reach is used as it is.
 """
 
 from __future__ import annotations
@@ -65,7 +66,10 @@ def _copy_for_others(source: Path, target: Path) -> None:
     for folder, _, files in os.walk(partial):
         os.chmod(folder, 0o755)
         for name in files:
-            os.chmod(os.path.join(folder, name), 0o644)
+            path = os.path.join(folder, name)
+            # A compiled bot's program stays a program; nothing else becomes one.
+            executable = os.stat(path).st_mode & stat.S_IXUSR
+            os.chmod(path, 0o755 if executable else 0o644)
     try:
         partial.rename(target)
     except OSError:

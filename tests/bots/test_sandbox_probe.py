@@ -1,9 +1,13 @@
-"""The probe names the missing layer and the level; the seccomp filter is a sound program."""
+"""The probe names the missing layer and the level; libseccomp's filter holds the policy."""
 
 from __future__ import annotations
 
+import errno
 import json
-import struct
+import os
+import platform
+import subprocess
+import sys
 import uuid
 
 import pytest
@@ -11,8 +15,18 @@ import pytest
 from bots.runner import BUILTIN_MAIN, BotProcess
 from bots.sandbox import SandboxConfig, SandboxLevel, probe_sandbox
 from bots.sandbox.reach import others_can_reach, reachable_code_dir
-from bots.sandbox.seccomp import SeccompUnsupported, filter_instructions, filter_program
+from bots.sandbox.seccomp import (
+    CLONE_NAMESPACE_FLAGS,
+    DENIED,
+    EXPORTER,
+    SECCOMP_PYTHON,
+    SeccompUnavailable,
+    filter_program,
+)
 from bots.sandbox.slots import acquire_slot
+
+from . import bpf
+from .conftest import ALLOW_NO_SANDBOX
 
 
 @pytest.fixture
@@ -76,23 +90,101 @@ def test_a_bot_in_a_folder_others_cannot_enter_plays_from_a_copy_they_can_read(s
     assert (copy / "bot.py").read_text() == BUILTIN_MAIN.read_text()
 
 
-def test_every_jump_of_the_filter_lands_inside_it():
-    program = filter_instructions("x86_64")
-    for index, (code, jt, jf, _) in enumerate(program):
-        if code & 0x07 == 0x05:  # BPF_JMP
-            assert index + 1 + max(jt, jf) < len(program)
-    assert program[-1] == (0x06, 0, 0, 0x7FFF0000)  # the last word allows
+@pytest.fixture(scope="module")
+def exported_filter() -> bytes:
+    """The filter as libseccomp exports it here (Debian's python3-seccomp)."""
+    try:
+        return filter_program()
+    except SeccompUnavailable as error:
+        message = f"libseccomp cannot build the filter here: {error}"
+        if ALLOW_NO_SANDBOX:
+            pytest.skip(message)
+        pytest.fail(message)
 
 
-def test_the_filter_is_packed_as_sock_filter_structs():
-    data = filter_program("x86_64")
-    assert len(data) == 8 * len(filter_instructions("x86_64"))
-    assert struct.unpack_from("=HBBI", data, 0) == (0x20, 0, 0, 4)  # load the architecture
+x86_64_only = pytest.mark.skipif(
+    platform.machine() != "x86_64", reason="these numbers are x86_64's; the filter is native"
+)
 
 
-def test_an_architecture_without_a_table_is_unsupported():
-    with pytest.raises(SeccompUnsupported, match="aarch64"):
-        filter_program("aarch64")
+@x86_64_only
+def test_the_filter_answers_the_denied_calls_and_allows_the_rest(exported_filter):
+    socket, ptrace, sysinfo, getpid, clone3, io_uring_setup = 41, 101, 99, 39, 435, 425
+    for number in (socket, ptrace, sysinfo, io_uring_setup):
+        assert bpf.run(exported_filter, number) == bpf.RET_ERRNO | errno.EPERM, number
+    assert bpf.run(exported_filter, clone3) == bpf.RET_ERRNO | errno.ENOSYS
+    assert bpf.run(exported_filter, getpid) == bpf.RET_ALLOW
+
+
+@x86_64_only
+def test_clone_is_refused_with_any_namespace_flag_only(exported_filter):
+    clone, sigchld = 56, 17
+    threads = 0x003D0F00  # glibc's pthread_create flags
+    assert bpf.run(exported_filter, clone, args=(sigchld,)) == bpf.RET_ALLOW
+    assert bpf.run(exported_filter, clone, args=(threads,)) == bpf.RET_ALLOW
+    for name, flag in CLONE_NAMESPACE_FLAGS.items():
+        verdict = bpf.run(exported_filter, clone, args=(flag | sigchld,))
+        assert verdict == bpf.RET_ERRNO | errno.EPERM, name
+    # The kernel reads the low 32 bits of the flags; bits above them change nothing.
+    newuser_high = (1 << 32) | CLONE_NAMESPACE_FLAGS["CLONE_NEWUSER"]
+    assert bpf.run(exported_filter, clone, args=(newuser_high,)) == bpf.RET_ERRNO | errno.EPERM
+
+
+@x86_64_only
+def test_a_foreign_architecture_or_the_x32_abi_kills_the_process(exported_filter):
+    getpid, i386_socket = 39, 359
+    assert bpf.run(exported_filter, i386_socket, arch=bpf.AUDIT_ARCH_I386) == bpf.RET_KILL_PROCESS
+    assert bpf.run(exported_filter, 20, arch=bpf.AUDIT_ARCH_I386) == bpf.RET_KILL_PROCESS
+    x32_getpid = bpf.X32_SYSCALL_BIT | getpid
+    assert bpf.run(exported_filter, x32_getpid) == bpf.RET_KILL_PROCESS
+
+
+def test_every_name_of_the_table_is_in_the_readable_filter():
+    try:
+        readable = filter_program(readable=True).decode()
+    except SeccompUnavailable as error:
+        if ALLOW_NO_SANDBOX:
+            pytest.skip(str(error))
+        raise
+    for name in (*DENIED, "clone"):
+        assert f'filter for syscall "{name}"' in readable, name
+    assert "invalid architecture action\naction KILL_PROCESS;" in readable
+
+
+def test_a_name_libseccomp_does_not_know_fails_the_build_and_names_it():
+    if not os.path.exists(SECCOMP_PYTHON):
+        pytest.skip(f"no {SECCOMP_PYTHON}")
+    policy = {"deny": {"no_such_call": "EPERM"}, "clone_flags": [], "clone_action": "EPERM"}
+    run = subprocess.run(
+        (SECCOMP_PYTHON, "-I", str(EXPORTER)),
+        input=json.dumps(policy),
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    if run.returncode == 3 and ALLOW_NO_SANDBOX:
+        pytest.skip(run.stderr)
+    assert run.returncode == 4, run.stderr
+    assert "cannot deny 'no_such_call'" in run.stderr and not run.stdout
+
+
+def test_without_libseccomps_binding_there_is_no_filter_and_it_says_why(tmp_path):
+    venv_python = sys.executable  # the worker's virtual environment: no python3-seccomp
+    with pytest.raises(SeccompUnavailable, match="python3-seccomp"):
+        filter_program(venv_python)
+    with pytest.raises(SeccompUnavailable, match="/nonexistent/python3"):
+        filter_program("/nonexistent/python3")
+
+
+@pytest.mark.sandbox
+def test_without_libseccomp_the_level_stays_below_full_and_says_why(sandbox, state_dir):
+    config = SandboxConfig(state_dir=state_dir, seccomp_python=sys.executable)
+    report = probe_sandbox(config).report
+    assert report.level is SandboxLevel.NAMESPACES
+    assert not report.safe
+    assert report.layers["seccomp"].startswith("no seccomp filter: ")
+    assert "python3-seccomp" in report.layers["seccomp"]
+    assert "below full" in report.reason and "python3-seccomp" in report.reason
 
 
 def test_the_sandbox_command_says_what_bounds_a_bots_memory_and_how_turns_are_kept(capsys):

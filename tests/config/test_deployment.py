@@ -61,7 +61,7 @@ def test_the_image_carries_every_app_and_what_the_sandbox_needs():
     assert "errors" in packages and "ops" in packages
     for package in packages:
         assert f"COPY {package} ./{package}" in dockerfile, f"the image lacks {package}/"
-    for needed in ("bubblewrap", "util-linux", "python3"):
+    for needed in ("bubblewrap", "util-linux", "python3", "python3-seccomp"):
         assert needed in dockerfile.split("apt-get install", 1)[1].split("&&", 1)[0]
 
 
