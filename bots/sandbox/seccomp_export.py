@@ -54,6 +54,9 @@ def build(seccomp, policy: dict):  # noqa: ANN001, ANN201 - the module is only k
     # One rule per flag: rules of one call are alternatives, and MASKED_EQ checks all bits.
     for flag in policy["clone_flags"]:
         rules.add_rule(clone_action, "clone", seccomp.Arg(flags_arg, seccomp.MASKED_EQ, flag, flag))
+    # socketpair: EPERM unless its domain is allowed (one allowed domain: one NE rule).
+    (domain,) = policy["socketpair_domains"]
+    rules.add_rule(seccomp.ERRNO(errno.EPERM), "socketpair", seccomp.Arg(0, seccomp.NE, domain))
     return rules
 
 

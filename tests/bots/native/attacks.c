@@ -42,6 +42,10 @@ static long unix_socketpair(void) {
     int fds[2];
     return socketpair(AF_UNIX, SOCK_STREAM, 0, fds);
 }
+static long inet_socketpair(void) {
+    int fds[2];
+    return socketpair(AF_INET, SOCK_STREAM, 0, fds);
+}
 
 #if defined(__x86_64__)
 /* socket(AF_INET, SOCK_STREAM, 0) through the i386 entry: number 359 in its table. */
@@ -168,7 +172,8 @@ static const struct attack ATTACKS[] = {
     {"raw_socket", raw_socket},
     {"inet_socket", inet_socket},
     {"netlink_socket", netlink_socket},
-    {"socketpair", unix_socketpair},
+    {"unix_socketpair", unix_socketpair},
+    {"inet_socketpair", inet_socketpair},
     {"keyctl", keyring},
     {"bpf", bpf_map},
     {"sysinfo", host_figures},
