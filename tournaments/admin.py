@@ -23,21 +23,21 @@ from django.template.response import TemplateResponse
 from games.rules import GAMES
 from matches.models import Match
 
-from . import rating_services, services
+from . import services
 from .config import BOUNDS, CONFIG_FIELDS, TournamentConfig
 from .formats import format_names
 from .models import (
     Entrant,
-    Leaderboard,
     ManualChange,
     Pairing,
-    Rating,
     RecurringTournament,
     Tournament,
     TournamentMatch,
     current,
     default_time_bank,
 )
+from .ratings import services as rating_services
+from .ratings.models import Leaderboard, Rating
 from .swiss import PairingSystem
 
 Status = Tournament.Status
