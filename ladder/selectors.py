@@ -19,12 +19,12 @@ from tournaments.models import (
     DuplicateSet,
     Entrant,
     Pairing,
-    Rating,
     Tournament,
     TournamentMatch,
     current,
 )
-from tournaments.ratings import CONSERVATIVE_SIGMAS, PRIOR, Skill
+from tournaments.ratings.maths import CONSERVATIVE_SIGMAS, PRIOR
+from tournaments.ratings.selectors import rating_skills
 from tournaments.sprt import ELO_LIMIT, elo_interval, score_interval, sprt_state
 
 from .matchmaking import LadderVersion
@@ -88,7 +88,9 @@ def ladder_views(
     recent = _per_entrant(recent_sets, Count("id"), pairing="pairing__")
     last = _per_entrant(pairings, Max("created_at"))
     busy = set(_per_entrant(pairings.filter(status=Pairing.Status.PLAYING), Count("id")))
-    skills = _skills(ladder.game, [entrant.version_id for entrant in entrants])
+    skills = rating_skills(
+        game_id=ladder.game, version_ids=[entrant.version_id for entrant in entrants]
+    )
     views = []
     for entrant in entrants:
         skill = skills.get(entrant.version_id, PRIOR)
@@ -117,11 +119,6 @@ def _finished_sets(ladder: Tournament) -> dict[int, int]:
 
 def _recent() -> timedelta:
     return timedelta(hours=settings.BAIZE_LADDER_RECENT_HOURS)
-
-
-def _skills(game_id: str, version_ids: Sequence[int]) -> dict[int, Skill]:
-    rows = Rating.objects.filter(leaderboard__game=game_id, version_id__in=version_ids)
-    return {r.version_id: Skill(r.mu, r.sigma) for r in rows}
 
 
 @dataclass(frozen=True)
@@ -154,7 +151,7 @@ def ladder_table(*, game_id: str) -> list[LadderRow]:
     pairings = Pairing.objects.filter(tournament=the_ladder)
     finished = _finished_sets(the_ladder)
     last = _per_entrant(pairings.filter(status=Pairing.Status.FINISHED), Max("finished_at"))
-    skills = _skills(game_id, [v.pk for v in versions])
+    skills = rating_skills(game_id=game_id, version_ids=[v.pk for v in versions])
     placement = settings.BAIZE_LADDER_PLACEMENT_SETS
     rows = []
     for version in versions:

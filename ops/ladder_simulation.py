@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from ladder.matchmaking import LadderVersion, MatchmakingRules, matchmake, pairing_sizes
 from ops.ranking_simulation import kendall_tau
 from tournaments.duplicate import SetOutcome
-from tournaments.ratings import PRIOR, Skill, skills_after_set
+from tournaments.ratings.maths import PRIOR, Skill, skills_after_set
 from tournaments.sprt import expected_score
 
 

@@ -28,7 +28,7 @@ from bots.builtin.strategies import load
 from bots.referee import Limits, StrategyPlayer, referee_match
 from games.rules import get_game
 from tournaments.duplicate import SetMatch, SetOutcome, set_result
-from tournaments.ratings import PRIOR, Skill, skills_after_set
+from tournaments.ratings.maths import PRIOR, Skill, skills_after_set
 
 NO_HURRY = Limits(decision_seconds=60)
 

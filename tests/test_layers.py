@@ -41,6 +41,8 @@ TOURNAMENT_MODELS = {
     "VersionTest",
     "RecurringTournament",
 }
+#: The rating rows: tournaments' app, their own package (``tournaments/ratings/``).
+RATING_MODELS = {"Leaderboard", "Rating", "RatingUpdate", "RatingChange"}
 MATCH_MODELS = {"Match", "MatchEvent", "MatchSeat", "SeatStderr"}
 #: Modules named like a standard-library module, and why the name stays: each is reached
 #: only as a submodule (``app.selectors``, ``strategies.random``), never as a top-level one.
@@ -153,6 +155,7 @@ def test_the_rules_engines_import_only_the_standard_library():
         "tournaments/formats.py",
         "tournaments/standings.py",
         "tournaments/sprt.py",
+        "tournaments/ratings/maths.py",
     ],
 )
 def test_the_pure_cores_import_no_django(module):
@@ -176,6 +179,10 @@ def test_only_the_tournaments_services_write_the_tournament_models():
     writers = writers_of(TOURNAMENT_MODELS)
     assert writers, "the check finds no writer at all: it has gone blind"
     assert {path for path in writers if not path.startswith("tournaments/services/")} == set()
+
+
+def test_only_the_ratings_services_write_the_rating_models():
+    assert set(writers_of(RATING_MODELS)) == {"tournaments/ratings/services.py"}
 
 
 def test_only_the_matches_services_write_a_match():

@@ -1,5 +1,6 @@
 """The admin panel for organisers: tournaments with their round table or bracket inline,
-recurring tournaments, the ratings per game, and the audit of manual changes.
+recurring tournaments, the ratings per game (``ratings.admin``), and the audit of manual
+changes.
 
 The admin is an interface like the API: it validates, calls a service, and shows the
 result. Every action that changes something by hand asks for a reason first and is
@@ -9,12 +10,10 @@ matches, ratings and the audit cannot be edited here.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.db.models import QuerySet
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
@@ -23,21 +22,23 @@ from django.template.response import TemplateResponse
 from games.rules import GAMES
 from matches.models import Match
 
-from . import rating_services, services
+from . import services
+from .admin_actions import ReadOnlyAdmin, ReasonForm, with_reason
 from .config import BOUNDS, CONFIG_FIELDS, TournamentConfig
 from .formats import format_names
 from .models import (
     Entrant,
-    Leaderboard,
     ManualChange,
     Pairing,
-    Rating,
     RecurringTournament,
     Tournament,
     TournamentMatch,
     current,
     default_time_bank,
 )
+
+# The ratings' admin is its own module; importing it registers it with this site.
+from .ratings import admin as ratings_admin  # noqa: F401
 from .swiss import PairingSystem
 
 Status = Tournament.Status
@@ -46,46 +47,8 @@ PAIRING_SYSTEMS = [(system.value, system.value) for system in PairingSystem]
 CONFIG_FIELDS = list(CONFIG_FIELDS)
 
 
-class ReasonForm(forms.Form):
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3, "cols": 60}), max_length=500)
-
-
 class ScheduleForm(ReasonForm):
     starts_at = forms.DateTimeField(help_text="With a time zone offset, or in the server's zone.")
-
-
-def _with_reason(
-    modeladmin: admin.ModelAdmin,
-    request: HttpRequest,
-    queryset: QuerySet,
-    *,
-    title: str,
-    perform: Callable[[Any, dict], str],
-    form_class: type[ReasonForm] = ReasonForm,
-) -> TemplateResponse | None:
-    """Ask for a reason (and any other field of ``form_class``), then ``perform`` each object.
-
-    ``perform(obj, cleaned_data)`` returns a message for the user; a ``TournamentError``
-    becomes an error message for that object.
-    """
-    form = form_class(request.POST if "apply" in request.POST else None)
-    if form.is_bound and form.is_valid():
-        for obj in queryset:
-            try:
-                modeladmin.message_user(request, perform(obj, form.cleaned_data))
-            except services.TournamentError as error:
-                modeladmin.message_user(request, f"{obj}: {error}", messages.ERROR)
-        return None
-    context = {
-        **modeladmin.admin_site.each_context(request),
-        "title": title,
-        "form": form,
-        "queryset": queryset,
-        "opts": modeladmin.model._meta,
-        "action": request.POST.get("action"),
-        "action_checkbox_name": ACTION_CHECKBOX_NAME,
-    }
-    return TemplateResponse(request, "admin/tournaments/action_reason.html", context)
 
 
 def _time_bank_field() -> forms.FloatField:
@@ -277,7 +240,7 @@ class TournamentAdmin(admin.ModelAdmin):
                 raise services.TournamentError(f"it is {tournament.status}; not scheduled")
             return f"{tournament}: scheduled for {starts_at:%Y-%m-%d %H:%M %Z}"
 
-        return _with_reason(
+        return with_reason(
             self, request, queryset, title="Schedule", perform=perform, form_class=ScheduleForm
         )
 
@@ -293,7 +256,7 @@ class TournamentAdmin(admin.ModelAdmin):
                 )
             return f"{tournament}: started"
 
-        return _with_reason(self, request, queryset, title="Start now", perform=perform)
+        return with_reason(self, request, queryset, title="Start now", perform=perform)
 
     @admin.action(description="Cancel the selected tournaments")
     def cancel(self, request: HttpRequest, queryset: QuerySet) -> TemplateResponse | None:
@@ -304,7 +267,7 @@ class TournamentAdmin(admin.ModelAdmin):
                 raise services.TournamentError(f"it is {tournament.status}; not cancelled")
             return f"{tournament}: cancelled"
 
-        return _with_reason(self, request, queryset, title="Cancel", perform=perform)
+        return with_reason(self, request, queryset, title="Cancel", perform=perform)
 
     @admin.action(description="Re-run the failed matches of the selected tournaments")
     def rerun_failed_matches(self, request: HttpRequest, queryset: QuerySet):
@@ -320,7 +283,7 @@ class TournamentAdmin(admin.ModelAdmin):
             ]
             return f"{tournament}: {len(reruns)} failed match(es) replaced and sent"
 
-        return _with_reason(self, request, queryset, title="Re-run failed matches", perform=perform)
+        return with_reason(self, request, queryset, title="Re-run failed matches", perform=perform)
 
 
 @admin.register(TournamentMatch)
@@ -360,7 +323,7 @@ class TournamentMatchAdmin(admin.ModelAdmin):
             )
             return f"match {link.match_id}: replaced by match {replacement.match_id}"
 
-        return _with_reason(self, request, queryset, title="Re-run", perform=perform)
+        return with_reason(self, request, queryset, title="Re-run", perform=perform)
 
 
 class RecurringTournamentForm(TournamentConfigForm):
@@ -387,81 +350,6 @@ class RecurringTournamentAdmin(admin.ModelAdmin):
     form = RecurringTournamentForm
     list_display = ["name", "game", "format", "every", "next_start_at", "active"]
     list_filter = ["active", "game", "format"]
-
-
-class RatingInline(admin.TabularInline):
-    model = Rating
-    fields = ["version", "conservative", "mu", "sigma", "sets", "updated_at"]
-    readonly_fields = fields
-    ordering = ["-conservative", "id"]
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet:
-        return super().get_queryset(request).select_related("version__bot")
-
-
-@admin.register(Leaderboard)
-class LeaderboardAdmin(admin.ModelAdmin):
-    """The ratings of each game, best first, with the recompute and reset actions."""
-
-    list_display = ["game", "last_seq", "reset_after_seq"]
-    readonly_fields = ["game", "last_seq", "reset_after_seq"]
-    inlines = [RatingInline]
-    actions = ["recompute", "reset"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    @admin.action(description="Recompute the ratings from the event logs")
-    def recompute(self, request: HttpRequest, queryset: QuerySet) -> TemplateResponse | None:
-        def perform(leaderboard: Leaderboard, data: dict) -> str:
-            result = rating_services.ratings_recompute(
-                game_id=leaderboard.game, user=request.user, reason=data["reason"]
-            )
-            verdict = (
-                "identical to the stored ratings, bit for bit"
-                if result.identical
-                else f"{len(result.differing)} rating(s) differed and were rewritten"
-            )
-            return f"{leaderboard.game}: {result.updates} updates replayed; {verdict}"
-
-        return _with_reason(self, request, queryset, title="Recompute ratings", perform=perform)
-
-    @admin.action(description="Reset the ratings (everyone back to the prior)")
-    def reset(self, request: HttpRequest, queryset: QuerySet) -> TemplateResponse | None:
-        def perform(leaderboard: Leaderboard, data: dict) -> str:
-            wiped = rating_services.ratings_reset(
-                game_id=leaderboard.game, user=request.user, reason=data["reason"]
-            )
-            return f"{leaderboard.game}: {wiped} rating(s) reset"
-
-        return _with_reason(self, request, queryset, title="Reset ratings", perform=perform)
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
-@admin.register(Rating)
-class RatingAdmin(ReadOnlyAdmin):
-    list_display = ["version", "leaderboard", "conservative", "mu", "sigma", "sets"]
-    list_filter = ["leaderboard__game"]
-    list_select_related = ["version__bot", "leaderboard"]
-    ordering = ["leaderboard", "-conservative"]
 
 
 @admin.register(ManualChange)

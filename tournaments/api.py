@@ -1,5 +1,7 @@
-"""The tournaments and ratings API: thin views that validate, call one service or selector,
-and serialise. Lists are paginated (``limit``, ``offset``) and filtered by query parameters.
+"""The tournaments API: thin views that validate, call one service or selector, and
+serialise. Lists are paginated (``limit``, ``offset``) and filtered by query parameters.
+
+The ratings' views (leaderboard, rating history) are ``tournaments.ratings.api``.
 """
 
 from __future__ import annotations
@@ -7,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from django.db.models import F, Q, QuerySet, Window
-from django.db.models.functions import RowNumber
+from django.db.models import Q, QuerySet
 from django.http import Http404, HttpResponse, HttpResponseBase, HttpResponseNotModified
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -19,7 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from bots.models import Bot, BotVersion
+from bots.models import BotVersion
 from errors import DomainError
 from games.rules import GAMES
 from matches.serializers import MatchSerializer
@@ -29,14 +30,13 @@ from . import selectors, services, standings_cache
 from .formats import ORGANISED, format_names, format_spec, kinds
 from .models import Pairing, Tournament
 from .permissions import IsOrganiser, can_enter, is_organiser
+from .query_params import choice_param, integer_param
 from .serializers import (
     BracketPairingSerializer,
     CancelSerializer,
     EntrantSerializer,
     EntryCreateSerializer,
     PairingSerializer,
-    RatingChangeSerializer,
-    RatingSerializer,
     RoundSerializer,
     ScheduleSerializer,
     StandingSerializer,
@@ -47,24 +47,6 @@ from .serializers import (
 
 #: The ``kind`` filter's value for every kind at once.
 ALL_KINDS = "all"
-
-
-def _choice(request: Request, name: str, allowed) -> str | None:
-    """A query parameter that must be one of ``allowed``; 400 naming it otherwise."""
-    value = request.query_params.get(name)
-    if value is not None and value not in allowed:
-        raise DomainError(f"unknown {name} {value!r}; known: {sorted(allowed)}", field=name)
-    return value
-
-
-def _integer(request: Request, name: str) -> int | None:
-    value = request.query_params.get(name)
-    if value is None:
-        return None
-    try:
-        return int(value)
-    except ValueError:
-        raise DomainError(f"must be an integer, got {value!r}", field=name) from None
 
 
 def _tournament(pk: int) -> Tournament:
@@ -101,12 +83,12 @@ class TournamentListApi(generics.ListAPIView):
 
     def get_queryset(self) -> QuerySet[Tournament]:
         filters = {
-            "game": _choice(self.request, "game", GAMES),
-            "status": _choice(self.request, "status", Tournament.Status.values),
-            "format": _choice(self.request, "tournament_format", format_names()),
+            "game": choice_param(self.request, "game", GAMES),
+            "status": choice_param(self.request, "status", Tournament.Status.values),
+            "format": choice_param(self.request, "tournament_format", format_names()),
         }
         default_kind = format_spec(filters["format"]).kind if filters["format"] else ORGANISED
-        kind = _choice(self.request, "kind", [*kinds(), ALL_KINDS]) or default_kind
+        kind = choice_param(self.request, "kind", [*kinds(), ALL_KINDS]) or default_kind
         queryset = selectors.tournament_list(kind=None if kind == ALL_KINDS else kind)
         return queryset.filter(**{name: value for name, value in filters.items() if value})
 
@@ -238,10 +220,10 @@ class TournamentPairingListApi(generics.ListAPIView):
 
     def get_queryset(self):
         pairings = selectors.tournament_pairings(tournament=_tournament(self.kwargs["pk"]))
-        round_number = _integer(self.request, "round")
-        bracket = _choice(self.request, "bracket", Pairing.Bracket.values)
-        pairing_status = _choice(self.request, "status", Pairing.Status.values)
-        entrant = _integer(self.request, "entrant")
+        round_number = integer_param(self.request, "round")
+        bracket = choice_param(self.request, "bracket", Pairing.Bracket.values)
+        pairing_status = choice_param(self.request, "status", Pairing.Status.values)
+        entrant = integer_param(self.request, "entrant")
         if round_number is not None:
             pairings = pairings.filter(round=round_number)
         if bracket is not None:
@@ -264,7 +246,7 @@ class TournamentBracketApi(generics.ListAPIView):
         pairings = selectors.tournament_bracket(tournament=tournament)
         if pairings is None:
             raise DomainError(f"a {tournament.format} tournament has no bracket", field="format")
-        side = _choice(self.request, "side", ["winners", "losers", "final"])
+        side = choice_param(self.request, "side", ["winners", "losers", "final"])
         return [pairing for pairing in pairings if side is None or pairing.side == side]
 
 
@@ -358,48 +340,3 @@ class TournamentMatchListApi(generics.ListAPIView):
                 "deals_in_play": deals_in_play(args[0]),
             }
         return super().get_serializer(*args, **kwargs)
-
-
-@extend_schema(
-    parameters=[
-        OpenApiParameter("game", str, required=True, description="The game id."),
-        OpenApiParameter("min_sets", int, description="Only bots with this many rated sets."),
-    ]
-)
-class RatingListApi(generics.ListAPIView):
-    """A game's leaderboard: conservative rating ``mu - 3 sigma``, best first."""
-
-    serializer_class = RatingSerializer
-
-    def get_queryset(self):
-        game = _choice(self.request, "game", GAMES)
-        if game is None:
-            raise DomainError(f"required; one of {sorted(GAMES)}", field="game")
-        ratings = selectors.leaderboard(game_id=game).annotate(
-            rank=Window(RowNumber(), order_by=[F("conservative").desc(), F("id").asc()])
-        )
-        min_sets = _integer(self.request, "min_sets")
-        return ratings if min_sets is None else ratings.filter(sets__gte=min_sets)
-
-
-@extend_schema(
-    parameters=[
-        OpenApiParameter("game", str),
-        OpenApiParameter("version", int, description="Only this version number."),
-    ]
-)
-class BotRatingHistoryApi(generics.ListAPIView):
-    """Every rating change of a bot's versions, oldest first, with the set that caused it."""
-
-    serializer_class = RatingChangeSerializer
-
-    def get_queryset(self):
-        bot = get_object_or_404(Bot, pk=self.kwargs["bot_id"])
-        history = selectors.rating_history(bot_id=bot.pk)
-        game = _choice(self.request, "game", GAMES)
-        version = _integer(self.request, "version")
-        if game is not None:
-            history = history.filter(update__leaderboard__game=game)
-        if version is not None:
-            history = history.filter(version__number=version)
-        return history

@@ -1,4 +1,7 @@
-"""Tournament and rating reads; each runs a fixed number of queries, whatever the size."""
+"""Tournament reads; each runs a fixed number of queries, whatever the size.
+
+The ratings have their own: ``tournaments.ratings.selectors``.
+"""
 
 from __future__ import annotations
 
@@ -16,13 +19,11 @@ from matches.selectors import match_outcomes_from_logs
 
 from .brackets import BracketProgress, LoserOf, Seed, Source, bracket_progress
 from .duplicate import SetMatch, SetResult, set_result
-from .formats import FORMATS, format_names, format_spec
+from .formats import FORMATS, format_spec
 from .models import (
     DuplicateSet,
     Entrant,
     Pairing,
-    Rating,
-    RatingChange,
     Tournament,
     TournamentMatch,
     current,
@@ -61,11 +62,6 @@ def versions_active(*, game_id: str) -> list[BotVersion]:
     return list(latest.values())
 
 
-def conservative_ratings(*, game_id: str, version_ids: Sequence[int]) -> dict[int, float]:
-    rows = Rating.objects.filter(leaderboard__game=game_id, version_id__in=version_ids)
-    return dict(rows.values_list("version_id", "conservative"))
-
-
 def set_results_from_logs(*, set_ids: Sequence[int]) -> dict[int, SetResult]:
     """Each set's result from the ``match_finished`` events of its two current matches."""
     by_set: dict[int, list[SetMatch]] = defaultdict(list)
@@ -87,16 +83,6 @@ def set_results_from_logs(*, set_ids: Sequence[int]) -> dict[int, SetResult]:
 def _chunks(ids: Sequence[int]) -> Iterable[Sequence[int]]:
     for start in range(0, len(ids), _CHUNK):
         yield ids[start : start + _CHUNK]
-
-
-def duplicate_sets_unrated() -> list[int]:
-    """Finished sets not rated yet, in the order they finished."""
-    return list(
-        DuplicateSet.objects.filter(status=DuplicateSet.Status.FINISHED, rating_update__isnull=True)
-        .filter(pairing__tournament__format__in=format_names(rated=True))
-        .order_by("finished_at", "id")
-        .values_list("id", flat=True)
-    )
 
 
 def duplicate_sets_to_settle() -> list[int]:
@@ -291,28 +277,4 @@ def tournament_matches(*, tournament: Tournament) -> QuerySet[Match]:
             "tournament_match__duplicate_set__number",
             "id",
         )
-    )
-
-
-def leaderboard(*, game_id: str) -> QuerySet[Rating]:
-    """The game's ratings, best conservative rating first."""
-    return (
-        Rating.objects.filter(leaderboard__game=game_id)
-        .select_related("version__bot", "leaderboard")
-        .order_by("-conservative", "id")
-    )
-
-
-def rating_history(*, bot_id: int) -> QuerySet[RatingChange]:
-    """Every rating change of every version of a bot, in the order they were applied."""
-    return (
-        RatingChange.objects.filter(version__bot_id=bot_id)
-        .select_related(
-            "version",
-            "update__leaderboard",
-            "update__duplicate_set__pairing__tournament",
-            "update__duplicate_set__pairing__first__version__bot",
-            "update__duplicate_set__pairing__second__version__bot",
-        )
-        .order_by("update__leaderboard__game", "update__seq")
     )

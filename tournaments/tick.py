@@ -20,7 +20,7 @@ from matches.services import match_lease_expire
 
 from . import selectors
 from .models import Tournament, TournamentMatch, current
-from .rating_services import ratings_apply_pending
+from .ratings.services import ratings_apply_pending
 from .services import recurring_tournaments_spawn, tournament_start
 from .services.scheduling import (
     duplicate_set_settle,

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from . import api
+from .ratings import api as ratings_api
 
 urlpatterns = [
     path("tournaments/", api.TournamentListApi.as_view(), name="tournament-list"),
@@ -43,8 +44,10 @@ urlpatterns = [
         api.TournamentMatchListApi.as_view(),
         name="tournament-matches",
     ),
-    path("ratings/", api.RatingListApi.as_view(), name="rating-list"),
+    path("ratings/", ratings_api.RatingListApi.as_view(), name="rating-list"),
     path(
-        "ratings/bots/<int:bot_id>/", api.BotRatingHistoryApi.as_view(), name="bot-rating-history"
+        "ratings/bots/<int:bot_id>/",
+        ratings_api.BotRatingHistoryApi.as_view(),
+        name="bot-rating-history",
     ),
 ]

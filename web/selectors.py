@@ -28,11 +28,12 @@ from tournaments.models import (
     DuplicateSet,
     Entrant,
     Pairing,
-    Rating,
     Tournament,
     TournamentMatch,
     current,
 )
+from tournaments.ratings import selectors as rating_selectors
+from tournaments.ratings.models import Rating
 from tournaments.selectors import BracketPairingView, StandingsTable
 
 from .brackets import Section, bracket_sections
@@ -66,7 +67,7 @@ class GameSummary:
 def game_summaries() -> list[GameSummary]:
     """Every game with how many bots play it and how many versions have a rating."""
     bots = dict(Bot.objects.values_list("game").annotate(count=Count("id")))
-    rated = dict(Rating.objects.values_list("leaderboard__game").annotate(count=Count("id")))
+    rated = rating_selectors.rated_counts()
     return [
         GameSummary(game.id, game.name, bots.get(game.id, 0), rated.get(game.id, 0))
         for game in GAMES.values()
@@ -246,10 +247,7 @@ class BotPage:
 
 def bot_page(*, bot: Bot) -> BotPage:
     versions = list(bot.versions.order_by("-number"))
-    ratings = {
-        rating.version_id: rating
-        for rating in Rating.objects.filter(version__bot=bot).select_related("leaderboard")
-    }
+    ratings = rating_selectors.bot_ratings(bot_id=bot.pk)
     entries = list(
         Entrant.objects.filter(version__bot=bot)
         .select_related("tournament", "version")

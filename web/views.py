@@ -17,9 +17,9 @@ from games.rules import GAMES
 from matches.models import Match
 from matches.selectors import match_event_records
 from matches.visibility import match_access, match_fields
-from tournaments import selectors as tournament_selectors
 from tournaments.formats import Format
 from tournaments.models import Tournament
+from tournaments.ratings import selectors as rating_selectors
 
 from . import ladder_pages, live, selectors
 from .charts import line_chart
@@ -69,7 +69,7 @@ def _tournament_html(request: HttpRequest, pk: int, template: str) -> str:
 def game_detail(request: HttpRequest, game_id: str) -> HttpResponse:
     if game_id not in GAMES:
         raise Http404(f"no game {game_id!r}")
-    ratings = tournament_selectors.leaderboard(game_id=game_id)
+    ratings = rating_selectors.leaderboard(game_id=game_id)
     page = Paginator(ratings, 50).get_page(request.GET.get("page"))
     tournaments = selectors.tournaments_with_progress().filter(game=game_id)
     context = {
@@ -82,7 +82,7 @@ def game_detail(request: HttpRequest, game_id: str) -> HttpResponse:
 
 def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
     bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
-    changes = list(tournament_selectors.rating_history(bot_id=bot.pk))
+    changes = list(rating_selectors.rating_history(bot_id=bot.pk))
     context = {
         "page": selectors.bot_page(bot=bot),
         "history": changes,

@@ -9,8 +9,9 @@ from bots.models import BotVersion
 from ladder.services import challenge_create
 from matches.models import Match
 from tests.tournaments.conftest import settle_without_playing, strategy_bots
-from tournaments.models import DuplicateSet, Leaderboard, Pairing, Rating, Tournament
-from tournaments.ratings import PRIOR
+from tournaments.models import DuplicateSet, Pairing, Tournament
+from tournaments.ratings.maths import PRIOR
+from tournaments.ratings.models import Leaderboard, Rating
 from tournaments.services.scheduling import tournament_advance
 from tournaments.tasks import tournament_match_play
 

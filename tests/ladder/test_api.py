@@ -10,7 +10,8 @@ from ladder.services import challenge_create, ladder_for, ladder_tick, version_t
 from matches.models import Match
 from tournaments.config import TournamentConfig
 from tournaments.formats import VERSION_TEST_BATCH_SETS
-from tournaments.models import Pairing, RatingUpdate, Tournament
+from tournaments.models import Pairing, Tournament
+from tournaments.ratings.models import RatingUpdate
 from tournaments.services import tournament_cancel, tournament_create
 from tournaments.sprt import ELO_LIMIT, SprtParameters, elo_of_score
 

@@ -24,10 +24,10 @@ from tournaments.models import (
     DuplicateSet,
     Entrant,
     Pairing,
-    RatingUpdate,
     Tournament,
     TournamentMatch,
 )
+from tournaments.ratings.models import RatingUpdate
 from tournaments.series import match_series
 from tournaments.sprt import SprtParameters
 

@@ -15,8 +15,9 @@ from bots.models import BotVersion
 from ladder import selectors
 from ladder.services import challenge_create, version_test_create
 from tests.tournaments.conftest import services_configured, strategy_bots, wait_until
-from tournaments.models import DuplicateSet, RatingUpdate, Tournament
-from tournaments.rating_services import ratings_recompute
+from tournaments.models import DuplicateSet, Tournament
+from tournaments.ratings.models import RatingUpdate
+from tournaments.ratings.services import ratings_recompute
 from tournaments.sprt import SprtParameters
 
 pytestmark = pytest.mark.services

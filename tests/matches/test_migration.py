@@ -126,7 +126,8 @@ def test_the_move_keeps_every_match_its_log_seats_stderr_links_and_ratings(migra
 
     from matches.models import Match, MatchEvent, SeatStderr
     from matches.selectors import match_event_records, match_replay
-    from tournaments.models import Rating, TournamentMatch
+    from tournaments.models import TournamentMatch
+    from tournaments.ratings.models import Rating
 
     assert set(Match.objects.values_list("id", flat=True)) == set(stored["logs"])
     for match in Match.objects.all():

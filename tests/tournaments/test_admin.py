@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from tournaments.models import Leaderboard, ManualChange, Tournament
+from tournaments.models import ManualChange, Tournament
+from tournaments.ratings.models import Leaderboard
 
 from .conftest import play_all, start, strategy_bots, tournament_with
 

@@ -29,7 +29,8 @@ from matches.services import (
     match_lease_renew,
 )
 from tournaments import services
-from tournaments.models import DuplicateSet, ManualChange, RatingUpdate, TournamentMatch
+from tournaments.models import DuplicateSet, ManualChange, TournamentMatch
+from tournaments.ratings.models import RatingUpdate
 from tournaments.services.scheduling import duplicate_set_settle, tournament_matches_held
 from tournaments.tick import tournaments_tick
 

@@ -9,8 +9,9 @@ import pytest
 from bots.queues import AUTHOR_PRIORITY, FILLER_PRIORITY, FIRST_PRIORITY
 from tournaments import selectors, services
 from tournaments.formats import FORMATS, FormatSpec, register_format
-from tournaments.models import RatingUpdate, Tournament
+from tournaments.models import Tournament
 from tournaments.planning import NO_BRACKET, NewPairing, Plan, TournamentState
+from tournaments.ratings.models import RatingUpdate
 from tournaments.services.scheduling import match_priority, tournament_series_send
 
 from .conftest import pending_match_ids, play_all, start, strategy_bots, tournament_with

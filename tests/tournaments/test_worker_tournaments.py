@@ -19,7 +19,7 @@ from matches.models import Match
 from matches.selectors import match_replay
 from tournaments import services
 from tournaments.models import Tournament, TournamentMatch
-from tournaments.rating_services import ratings_recompute
+from tournaments.ratings.services import ratings_recompute
 from tournaments.selectors import tournament_standings
 
 from .conftest import (

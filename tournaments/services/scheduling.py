@@ -50,8 +50,9 @@ from ..models import (
     current,
 )
 from ..planning import NO_BRACKET, EntrantView, NewPairing, PairingView, Plan, TournamentState
-from ..rating_services import rating_set_apply
-from ..ratings import PRIOR
+from ..ratings import selectors as rating_selectors
+from ..ratings.maths import PRIOR
+from ..ratings.services import rating_set_apply
 from ..series import match_series
 from ..sprt import SprtState
 
@@ -157,9 +158,10 @@ def tournament_first_round(*, tournament: Tournament, entrants: list[Entrant]) -
 
 def _seed_entrants(tournament: Tournament, entrants: list[Entrant]) -> list[Entrant]:
     """Seed 1 is the best conservative rating (unrated bots count as new); then entry order."""
-    ratings = selectors.conservative_ratings(
+    skills = rating_selectors.rating_skills(
         game_id=tournament.game, version_ids=[entrant.version_id for entrant in entrants]
     )
+    ratings = {version: skill.conservative for version, skill in skills.items()}
     seeded = sorted(
         entrants,
         key=lambda e: (-ratings.get(e.version_id, PRIOR.conservative), e.position),

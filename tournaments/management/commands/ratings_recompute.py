@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games.rules import GAMES
-from tournaments.rating_services import ratings_recompute
+from tournaments.ratings.services import ratings_recompute
 
 
 class Command(BaseCommand):

@@ -6,10 +6,10 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from tournaments.models import Rating
-from tournaments.rating_services import ratings_reset
+from tournaments.ratings.models import Rating
+from tournaments.ratings.services import ratings_reset
 
-from .conftest import play_all, start, strategy_bots, tournament_with
+from ..conftest import play_all, start, strategy_bots, tournament_with
 
 pytestmark = pytest.mark.django_db
 

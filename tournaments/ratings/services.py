@@ -6,6 +6,8 @@ transaction, so the sets of one game are applied one at a time and ``RatingUpdat
 is the order they were applied in. A recomputation replays those updates in ``seq`` order
 from the prior, reading every set's result from the match event logs again, and therefore
 gives exactly the stored ratings, bit for bit (a float survives the database unchanged).
+
+This module is the only writer of the rating rows (``tests/test_layers.py`` checks it).
 """
 
 from __future__ import annotations
@@ -16,18 +18,13 @@ from typing import Any
 from django.db import transaction
 from django.db.models import F
 
+from ..audit import manual_change_record
+from ..formats import format_spec
+from ..models import DuplicateSet, ManualChange
+from ..selectors import set_results_from_logs
 from . import selectors
-from .audit import manual_change_record
-from .formats import format_spec
-from .models import (
-    DuplicateSet,
-    Leaderboard,
-    ManualChange,
-    Rating,
-    RatingChange,
-    RatingUpdate,
-)
-from .ratings import PRIOR, RatedSet, Skill, skills_after_set, skills_replay
+from .maths import PRIOR, RatedSet, Skill, skills_after_set, skills_replay
+from .models import Leaderboard, Rating, RatingChange, RatingUpdate
 
 #: Times a rating update re-reads and retries after another set of its game took the seq.
 APPLY_ATTEMPTS = 20
@@ -69,7 +66,7 @@ def rating_set_apply(*, set_id: int) -> bool:
 def _apply(leaderboard: Leaderboard, seq: int, duplicate_set: DuplicateSet) -> None:
     pairing = duplicate_set.pairing
     versions = (pairing.first.version_id, pairing.second.version_id)
-    result = selectors.set_results_from_logs(set_ids=[duplicate_set.pk])[duplicate_set.pk]
+    result = set_results_from_logs(set_ids=[duplicate_set.pk])[duplicate_set.pk]
     stored = {
         rating.version_id: rating
         for rating in Rating.objects.filter(leaderboard=leaderboard, version_id__in=versions)
@@ -177,7 +174,7 @@ def _replay(
         .select_related("duplicate_set__pairing__first", "duplicate_set__pairing__second")
         .order_by("seq")
     )
-    results = selectors.set_results_from_logs(set_ids=[u.duplicate_set_id for u in updates])
+    results = set_results_from_logs(set_ids=[u.duplicate_set_id for u in updates])
     history = []
     for update in updates:
         pairing = update.duplicate_set.pairing

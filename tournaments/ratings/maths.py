@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from openskill.models import PlackettLuce
 
-from .duplicate import SetOutcome
+from ..duplicate import SetOutcome
 
 #: The model; its parameters are constants, it holds no state between calls.
 MODEL = PlackettLuce()

@@ -3,7 +3,7 @@ from __future__ import annotations
 import random
 
 from tournaments.duplicate import SetOutcome
-from tournaments.ratings import PRIOR, RatedSet, Skill, skills_after_set, skills_replay
+from tournaments.ratings.maths import PRIOR, RatedSet, Skill, skills_after_set, skills_replay
 
 
 def test_a_new_bot_starts_at_the_prior_with_a_conservative_rating_of_zero():

@@ -9,11 +9,12 @@ from django.core.management import CommandError, call_command
 from games.events import EventType
 from matches.models import MatchEvent
 from tournaments.duplicate import SetMatch, set_result
-from tournaments.models import ManualChange, Rating, RatingChange, RatingUpdate, TournamentMatch
-from tournaments.rating_services import ratings_recompute, ratings_reset
-from tournaments.ratings import PRIOR, RatedSet, skills_replay
+from tournaments.models import ManualChange, TournamentMatch
+from tournaments.ratings.maths import PRIOR, RatedSet, skills_replay
+from tournaments.ratings.models import Rating, RatingChange, RatingUpdate
+from tournaments.ratings.services import ratings_recompute, ratings_reset
 
-from .conftest import play_all, start, strategy_bots, tournament_with
+from ..conftest import play_all, start, strategy_bots, tournament_with
 
 pytestmark = pytest.mark.django_db
 
