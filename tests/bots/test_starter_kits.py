@@ -26,10 +26,9 @@ ROOT = Path(__file__).parents[2]
 STARTERS = ROOT / "examples" / "starters"
 #: What a build may take: a C++ build with nlohmann-json's header takes ~10 s on a busy host.
 BUILD_SECONDS = 300
-#: The build's whole environment (the Go rows add their folders in the build's own temp).
-BUILD_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
-#: The bot's environment: as the runner's, with Debian's own programs first.
-RUN_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+#: The build's and the bot's environment: as the runner's, Debian's own programs only (the Go
+#: build adds its folders, in the build's own temporary folder).
+ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
 MISSING = "run `make runtime-deps` to install the bot runtimes' toolchains"
 
 # Every kit's test runs on one xdist worker, so that each kit is built once.
@@ -41,7 +40,7 @@ class Kit:
     """One runtime's starter: the files an author uploads, how the server builds and runs them."""
 
     runtime: str
-    #: The toolchain's programs, all Debian's (``make runtime-deps``).
+    #: The toolchain's files, all Debian's (``make runtime-deps``).
     tools: tuple[str, ...]
     #: The upload's files, as globs in the kit's folder.
     files: tuple[str, ...]
@@ -70,7 +69,7 @@ KITS = {
         Kit("pypy", ("/usr/bin/pypy3",), ("bot.py",), None, ("pypy3", "-I", "-S", "-B", "bot.py")),
         Kit(
             "cpp",
-            ("/usr/bin/g++",),
+            ("/usr/bin/g++", "/usr/include/nlohmann/json.hpp"),
             ("*.cpp", "*.hpp", "*.h"),
             ("g++", "-std=c++20", "-O2", "-o", "bot", "*.cpp"),
             ("./bot",),
@@ -101,7 +100,7 @@ KITS = {
         # kit's source (README.md), statically.
         Kit(
             "executable",
-            ("/usr/bin/g++",),
+            ("/usr/bin/g++", "/usr/include/nlohmann/json.hpp"),
             ("bot",),
             ("g++", "-std=c++20", "-O2", "-static", "-o", "bot", "bot.cpp"),
             ("./bot",),
@@ -121,7 +120,7 @@ class BuiltKit:
 
     def launch_spec(self) -> LaunchSpec:
         self.launches.append(1)
-        return LaunchSpec(self.argv, str(self.cwd), env=RUN_ENV)
+        return LaunchSpec(self.argv, str(self.cwd), env=ENV)
 
     def __str__(self) -> str:
         return f"starter:{self.cwd.name}"
@@ -166,7 +165,7 @@ def _build(kit: Kit, workspace: Path) -> Path:
     _upload(kit, folder)
     if kit.build is None:
         return folder
-    env = dict(BUILD_ENV, HOME=str(workspace))
+    env = dict(ENV, HOME=str(workspace))
     if kit.runtime == "go":
         env |= {
             "GOCACHE": str(workspace / "gocache"),

@@ -7,9 +7,15 @@ importable (no other installed package). Put your logic in `choose`.
 """
 
 import json
+import os
 import sys
 
-import numpy as np
+# Debian's numpy computes with OpenBLAS, which starts a thread per CPU of the host when numpy
+# is imported: they would count against the bot's process limit, and their CPU time against
+# its clock. One thread, unless you ask for more before this import.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402  (after the setting above)
 
 #: The generator is seeded again at each `start` from this and the match's place in its
 #: series, so a match plays the same way whichever process plays it.
