@@ -65,7 +65,7 @@ runtime-deps:
 TEST_WORKERS ?= 2
 PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadgroup
 
-test: $(STAMP) browser-deps sandbox-deps
+test: $(STAMP) browser-deps sandbox-deps runtime-deps
 	$(PY) -m pytest $(PYTEST_PARALLEL)
 
 # The inner loop: the suite without the browser tests, the tests of the real sandbox (marked
