@@ -304,7 +304,7 @@ class TournamentStandingsApi(generics.ListAPIView):
             {
                 "rank": row.rank,
                 "entrant": entrant.pk,
-                "seed": entrant.bracket_position,
+                "bracket_position": entrant.bracket_position,
                 "bot": entrant.version.bot.name,
                 "version": entrant.version.number,
                 "place": row.place,

@@ -26,8 +26,7 @@ class EntrantSerializer(serializers.ModelSerializer):
     bot_id = serializers.IntegerField(source="version.bot_id")
     version = serializers.IntegerField(source="version.number")
     version_id = serializers.IntegerField()
-    seed = serializers.IntegerField(
-        source="bracket_position",
+    bracket_position = serializers.IntegerField(
         allow_null=True,
         read_only=True,
         help_text="Place in the bracket's order from 1 (best), fixed at the start.",
@@ -38,7 +37,7 @@ class EntrantSerializer(serializers.ModelSerializer):
         fields = [
             "id",
             "position",
-            "seed",
+            "bracket_position",
             "rating_at_start",
             "bot",
             "bot_id",
@@ -48,10 +47,10 @@ class EntrantSerializer(serializers.ModelSerializer):
 
 
 class TournamentSerializer(serializers.ModelSerializer):
-    seed_sha256 = serializers.CharField(
-        source="secret_sha256", read_only=True, help_text="SHA-256 (hex) of the secret."
+    secret_sha256 = serializers.CharField(
+        read_only=True, help_text="SHA-256 (hex) of the secret: its commitment."
     )
-    seed = serializers.SerializerMethodField(
+    secret = serializers.SerializerMethodField(
         help_text="The secret every deal seed derives from: null until the tournament is over."
     )
     format = serializers.CharField(help_text="A format of the formats table.")
@@ -76,15 +75,15 @@ class TournamentSerializer(serializers.ModelSerializer):
             "decision_timeout",
             "time_bank_seconds",
             "sandbox_overrides",
-            "seed_sha256",
-            "seed",
+            "secret_sha256",
+            "secret",
             "starts_at",
             "created_at",
             "started_at",
             "finished_at",
         ]
 
-    def get_seed(self, tournament: Tournament) -> str | None:
+    def get_secret(self, tournament: Tournament) -> str | None:
         return tournament.secret if tournament.secret_public else None
 
     @extend_schema_field(serializers.ChoiceField(choices=kinds()))
@@ -202,7 +201,7 @@ class CancelSerializer(ClosedInputSerializer):
 
 class EntrantBriefSerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    seed = serializers.IntegerField(source="bracket_position", allow_null=True)
+    bracket_position = serializers.IntegerField(allow_null=True)
     bot = serializers.CharField(source="version.bot.name")
     version = serializers.IntegerField(source="version.number")
     version_id = serializers.IntegerField()
@@ -299,7 +298,7 @@ class BracketPairingSerializer(serializers.Serializer):
 class StandingSerializer(serializers.Serializer):
     rank = serializers.IntegerField()
     entrant = serializers.IntegerField()
-    seed = serializers.IntegerField(allow_null=True)
+    bracket_position = serializers.IntegerField(allow_null=True)
     bot = serializers.CharField()
     version = serializers.IntegerField()
     place = serializers.IntegerField(allow_null=True, help_text="Elimination only.")

@@ -46,8 +46,8 @@ def test_the_detail_lists_entrants_and_match_counts(api, played_tournament):
 
 def test_a_finished_tournament_shows_its_seed_and_the_commitment_checks_out(api, played_tournament):
     body = api.get(f"/api/tournaments/{played_tournament.pk}/").json()
-    assert body["seed"] == "42"
-    assert hashlib.sha256(body["seed"].encode()).hexdigest() == body["seed_sha256"]
+    assert body["secret"] == "42"
+    assert hashlib.sha256(body["secret"].encode()).hexdigest() == body["secret_sha256"]
 
 
 # The standings are now paginated like every list, and count duplicate sets (one set of two

@@ -38,7 +38,9 @@ def test_the_bracket_lists_every_pairing_with_its_sources_and_byes(api, double_e
     assert bracket["W1-1"]["status"] == "walkover" and bracket["W1-1"]["second"] is None
     assert bracket["W1-2"]["status"] == "played" and bracket["W1-2"]["pairing"] is not None
     assert bracket["L2-1"]["sources"] == ["winner of L1-1", "loser of W2-2"]
-    assert bracket["GF"]["winner"]["seed"] == 1 and bracket["GF2"]["status"] == "skipped"
+    assert (
+        bracket["GF"]["winner"]["bracket_position"] == 1 and bracket["GF2"]["status"] == "skipped"
+    )
     losers = api.get(f"{url}?side=losers").json()
     assert {pairing["side"] for pairing in losers["results"]} == {"losers"}
 
@@ -76,7 +78,7 @@ def test_pairings_are_filtered_by_round_side_status_and_entrant(api, double_elim
 def test_elimination_standings_rank_by_place_first(api, double_elimination):
     rows = api.get(f"/api/tournaments/{double_elimination.pk}/standings/").json()["results"]
     assert [row["place"] for row in rows] == [1, 2, 3, 4, 5, 5]
-    assert [row["seed"] for row in rows][:4] == [1, 2, 3, 4]
+    assert [row["bracket_position"] for row in rows][:4] == [1, 2, 3, 4]
     assert rows[0]["tie_breaks"] == ["points_difference", "points_for"]
 
 

@@ -35,7 +35,7 @@ def test_an_organiser_creates_a_draft_whose_seed_stays_secret(organiser):
     assert response.status_code == 201, response.json()
     body = response.json()
     assert body["status"] == "draft" and body["format"] == "swiss"
-    assert body["seed"] is None and len(body["seed_sha256"]) == 64
+    assert body["secret"] is None and len(body["secret_sha256"]) == 64
     tournament = Tournament.objects.get(pk=body["id"])
     assert tournament.organiser == organiser and tournament.options == {"target": 20}
 

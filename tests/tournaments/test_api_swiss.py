@@ -23,7 +23,7 @@ def rounds_by_seed(tournament):
     rounds: dict[int, list[tuple[int, int]]] = {}
     for pairing in body["results"]:
         if pairing["second"] is not None:  # byes are left out
-            seeds = (pairing["first"]["seed"], pairing["second"]["seed"])
+            seeds = (pairing["first"]["bracket_position"], pairing["second"]["bracket_position"])
             rounds.setdefault(pairing["round"], []).append(seeds)
     return [rounds[number] for number in sorted(rounds)]
 
