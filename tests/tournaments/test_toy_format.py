@@ -12,7 +12,7 @@ from tournaments.formats import FORMATS, FormatSpec, register_format
 from tournaments.models import Tournament
 from tournaments.planning import NO_BRACKET, NewPairing, Plan, TournamentState
 from tournaments.ratings.models import RatingUpdate
-from tournaments.services.scheduling import match_priority, tournament_series_send
+from tournaments.services.scheduling import match_priority, tournament_run_send
 
 from .conftest import pending_match_ids, play_all, start, strategy_bots, tournament_with
 
@@ -116,5 +116,5 @@ def test_a_series_of_a_toy_format_is_sent_at_its_priority(gauntlet, monkeypatch)
         lambda args, **options: sent.append(options["priority"]),
     )
     tournament = start(tournament_with(strategy_bots(2), format="gauntlet"))
-    tournament_series_send(match_ids=pending_match_ids(tournament))
+    tournament_run_send(match_ids=pending_match_ids(tournament))
     assert sent == [FIRST_PRIORITY]

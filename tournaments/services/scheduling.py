@@ -78,42 +78,29 @@ def tournament_matches_held(*, match_ids: Sequence[int]) -> None:
 
 
 def _tasks_send(*, match_ids: Sequence[int], on_sent: Callable[[int], None] | None = None) -> None:
-    for series in match_series(match_ids=match_ids):
-        if len(series) == 1:
-            tournament_match_send(match_id=series[0])
-        else:
-            tournament_series_send(match_ids=series)
-        for match_id in series if on_sent is not None else ():
+    for run in match_series(match_ids=match_ids):
+        tournament_run_send(match_ids=run)
+        for match_id in run if on_sent is not None else ():
             on_sent(match_id)
 
 
-def tournament_series_send(*, match_ids: Sequence[int]) -> None:
-    """A series' task, on the queue and at the priority of its matches (all alike: the same
-    tournament and bots)."""
-    from ..tasks import tournament_series_play  # the tasks module imports this one
+def tournament_run_send(*, match_ids: Sequence[int]) -> None:
+    """One task for a run of matches (``tournaments.series``): a series' task, or a lone
+    match's, on the queue its bots need and at the priority of its kind of work
+    (``bots.queues``; the run's matches are alike: one tournament, one pair of bots)."""
+    from ..tasks import tournament_match_play, tournament_series_play  # they import this
 
     format = TournamentMatch.objects.values_list("tournament__format", flat=True).get(
         match_id=match_ids[0]
     )
     uploaded = match_runs_uploaded_code(match_id=match_ids[0])
-    tournament_series_play.apply_async(
-        (list(match_ids),),
-        queue=queue_for(runs_uploaded_code=uploaded),
-        priority=match_priority(format, runs_uploaded_code=uploaded),
+    task, args = (
+        (tournament_match_play, (match_ids[0],))
+        if len(match_ids) == 1
+        else (tournament_series_play, (list(match_ids),))
     )
-
-
-def tournament_match_send(*, match_id: int) -> None:
-    """One match's task, on the queue its bots need and at the priority of its kind of work
-    (``bots.queues``)."""
-    from ..tasks import tournament_match_play  # the tasks module imports this one
-
-    format = TournamentMatch.objects.values_list("tournament__format", flat=True).get(
-        match_id=match_id
-    )
-    uploaded = match_runs_uploaded_code(match_id=match_id)
-    tournament_match_play.apply_async(
-        (match_id,),
+    task.apply_async(
+        args,
         queue=queue_for(runs_uploaded_code=uploaded),
         priority=match_priority(format, runs_uploaded_code=uploaded),
     )
