@@ -41,6 +41,7 @@ from ..models import (
 )
 from ..permissions import can_enter
 from ..selectors import versions_active
+from .entrants import entrant_add
 from .scheduling import (
     match_replace,
     pending_matches_drop,
@@ -120,20 +121,12 @@ def tournament_enter(*, tournament: Tournament, version: BotVersion) -> Entrant:
     if version.status != BotVersion.Status.READY:
         raise TournamentError(f"{version} is {version.status}, not ready to play")
     try:
-        with transaction.atomic():
-            # Conditional update: an entry racing the start either lands before the start
-            # reads the entrants or finds the tournament running and is refused.
-            opened = Tournament.objects.filter(id=tournament.pk, status__in=_OPEN_FOR_ENTRY).update(
-                entrant_count=F("entrant_count") + 1
-            )
-            if opened != 1:
-                raise TournamentConflict(f"{tournament} has started; entries are closed")
-            position = Tournament.objects.values_list("entrant_count", flat=True).get(
-                id=tournament.pk
-            )
-            return Entrant.objects.create(tournament=tournament, version=version, position=position)
+        entrant = entrant_add(tournament=tournament, version=version, open_statuses=_OPEN_FOR_ENTRY)
     except IntegrityError:
         raise TournamentConflict(f"{version} has already entered {tournament}") from None
+    if entrant is None:
+        raise TournamentConflict(f"{tournament} has started; entries are closed")
+    return entrant
 
 
 def tournament_entry_version(*, bot_id: int, number: int, user: Any) -> BotVersion:

@@ -21,6 +21,7 @@ from ..formats import Format
 from ..models import Entrant, Tournament, VersionTest
 from ..sprt import SprtParameters
 from . import tournament_create
+from .entrants import entrant_add
 from .scheduling import ladder_pairings_add, tournament_matches_enqueue
 
 
@@ -50,17 +51,10 @@ def ladder_entrants_sync(*, ladder: Tournament, versions: Sequence[BotVersion]) 
     for version in versions:
         if version.pk in known:
             continue
-        with transaction.atomic():
-            # Conditional update: the count is the next position, taken by one tick only.
-            Tournament.objects.filter(id=ladder.pk).update(entrant_count=F("entrant_count") + 1)
-            position = Tournament.objects.values_list("entrant_count", flat=True).get(id=ladder.pk)
-            try:
-                with transaction.atomic():
-                    known[version.pk] = Entrant.objects.create(
-                        tournament=ladder, version=version, position=position
-                    )
-            except IntegrityError:  # entered by a tick racing this one
-                known[version.pk] = Entrant.objects.get(tournament=ladder, version=version)
+        try:
+            known[version.pk] = entrant_add(tournament=ladder, version=version)
+        except IntegrityError:  # entered by a tick racing this one
+            known[version.pk] = Entrant.objects.get(tournament=ladder, version=version)
     return [known[version.pk] for version in versions]
 
 
