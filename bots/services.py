@@ -71,24 +71,36 @@ def _builtin_hash(strategy: str) -> str:
 def builtin_bots_sync(*, game_id: str) -> list[BotVersion]:
     """The current version of each built-in bot of ``game_id``, created when its code changed."""
     get_game(game_id)
-    versions = []
-    for name, strategy in builtin_strategy_names(game_id).items():
-        bot, _ = Bot.objects.get_or_create(
-            game=game_id, name=name, defaults={"description": f"Built-in: {strategy}"}
+    return [
+        builtin_bot_version(
+            game_id=game_id, name=name, strategy=strategy, description=f"Built-in: {strategy}"
         )
-        content_hash = _builtin_hash(strategy)
-        latest = bot.versions.order_by("-number").first()
-        if latest is None or latest.content_hash != content_hash:
-            latest = BotVersion.objects.create(
-                bot=bot,
-                number=(latest.number + 1) if latest else 1,
-                builtin=strategy,
-                content_hash=content_hash,
-                status=BotVersion.Status.READY,
-                plays_series=True,  # the built-in bots' main.py plays series
-            )
-        versions.append(latest)
-    return versions
+        for name, strategy in builtin_strategy_names(game_id).items()
+    ]
+
+
+@transaction.atomic
+def builtin_bot_version(
+    *, game_id: str, name: str, strategy: str, description: str = ""
+) -> BotVersion:
+    """The current version of the built-in bot ``name`` of ``game_id`` that plays ``strategy``
+    (``bots/builtin/strategies``): the bot created if there is none, a version if its code
+    changed. ``builtin_bots_sync`` keeps the game's own; the benches name more of them."""
+    bot, _ = Bot.objects.get_or_create(
+        game=game_id, name=name, defaults={"description": description}
+    )
+    content_hash = _builtin_hash(strategy)
+    latest = bot.versions.order_by("-number").first()
+    if latest is None or latest.content_hash != content_hash:
+        latest = BotVersion.objects.create(
+            bot=bot,
+            number=(latest.number + 1) if latest else 1,
+            builtin=strategy,
+            content_hash=content_hash,
+            status=BotVersion.Status.READY,
+            plays_series=True,  # the built-in bots' main.py plays series
+        )
+    return latest
 
 
 def launcher_for(version: BotVersion, **sandbox_overrides: int) -> BotLauncher:
