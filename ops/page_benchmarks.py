@@ -29,7 +29,7 @@ from django.conf import settings
 from django.db import connection
 
 from bots.models import BotVersion
-from bots.services import builtin_bot_version
+from bots.services.bots import builtin_bot_version
 from matches.models import Match
 from tournaments.config import TournamentConfig
 from tournaments.models import Tournament

@@ -149,7 +149,7 @@ class SandboxLauncher:
     """An untrusted bot: ``python -I -S -B /bot/SCRIPT ARGS`` inside the sandbox.
 
     ``code_dir`` is bound read-only at ``/bot``; it must be a folder the uploader cannot
-    change (the content-addressed store, ``bots.uploads``).
+    change (the content-addressed cache, ``bots.services.code_cache``).
     """
 
     sandbox: Sandbox

@@ -1,4 +1,4 @@
-"""Bot writes: an author's bots, built-in bots, and the launcher a version plays through."""
+"""Bots: an author's bots, the built-in bots, and the mark of a version's watched matches."""
 
 from __future__ import annotations
 
@@ -11,9 +11,8 @@ from django.db import IntegrityError, transaction
 from errors import InvalidFields
 from games.rules import get_game
 
-from .models import Bot, BotVersion
-from .runner import BUILTIN_DIR, BotLauncher, BuiltinLauncher
-from .uploads import uploaded_launcher, version_code_dir
+from ..models import Bot, BotVersion
+from ..runner import BUILTIN_DIR
 
 #: Built-in bots of every game, by bot name: the strategy each runs.
 BUILTIN_STRATEGIES: dict[str, str] = {"random": "random", "heuristic": "{game}_heuristic"}
@@ -101,22 +100,6 @@ def builtin_bot_version(
             plays_series=True,  # the built-in bots' main.py plays series
         )
     return latest
-
-
-def launcher_for(version: BotVersion, **sandbox_overrides: int) -> BotLauncher:
-    """Built-in bots run as plain processes; uploaded ones only in the sandbox, once ready."""
-    if version.builtin:
-        return BuiltinLauncher(version.builtin)
-    if version.status != BotVersion.Status.READY:
-        raise ValueError(f"{version} is {version.status}, not ready to play")
-    return uploaded_launcher(version, **sandbox_overrides)
-
-
-def version_code_prepare(version: BotVersion) -> None:
-    """Have an uploaded version's code in this worker's cache before a match claims it;
-    ``CodeUnavailable`` (the match stays pending, the task retries) if no store has it."""
-    if not version.builtin:
-        version_code_dir(version)
 
 
 def version_watch_mark(*, version_id: int, ladder_match: int, match_id: int, what: str) -> bool:
