@@ -33,12 +33,9 @@ from errors import DomainError, NotFound
 from games.rules import GAMES
 
 from . import selectors
-from .accounts import user_sign_up, user_token
 from .bot_code import UploadRejected
-from .code_cache import CodeUnavailable
 from .models import Bot, BotVersion
 from .permissions import can_change_bot, can_see_private
-from .sandbox import current_sandbox
 from .serializers import (
     AccountSerializer,
     BotInputSerializer,
@@ -51,8 +48,11 @@ from .serializers import (
     TokenInputSerializer,
     VersionUploadInputSerializer,
 )
-from .services import bot_create, bot_update
-from .uploads import bot_version_upload, upload_limits, version_code_dir
+from .services.accounts import user_sign_up, user_token
+from .services.bots import bot_create, bot_update
+from .services.code_cache import CodeUnavailable
+from .services.launch import current_sandbox, version_code_dir
+from .services.upload import bot_version_upload, upload_limits
 
 #: Room for the multipart envelope around the file itself.
 _MULTIPART_SLACK = 64 * 1024

@@ -50,7 +50,7 @@ class BotVersion(models.Model):
     #: several matches in a row. Says what the bot does; whether it does is its own choice.
     plays_series = models.BooleanField(default=False)
     #: Its first ladder matches (``BAIZE_WATCHED_MATCHES``) are watched as its check is: the
-    #: first it forfeited there, which and how (``bots.services.version_watch_mark``); ""
+    #: first it forfeited there, which and how (``bots.services.bots.version_watch_mark``); ""
     #: if none. Public: the match and its forfeit are.
     watch_note = models.TextField(blank=True)
     #: The upload time of an uploaded version.
@@ -76,7 +76,7 @@ class CodeBlob(models.Model):
     """The code of uploaded versions, once per content hash, where every worker can read it.
 
     ``data`` is the canonical zip of the files (``bots.bot_code.zip_code``); a worker unpacks it
-    into its local cache (``bots.code_cache``) and checks the hash before any bot runs it.
+    into its local cache (``bots.services.code_cache``) and checks the hash before any bot runs it.
     Used unless ``BAIZE_CODE_STORAGE`` names a storage of ``STORAGES`` instead.
     """
 

@@ -8,9 +8,9 @@ from typing import Any
 from celery import shared_task
 from celery.signals import celeryd_after_setup
 
-from .code_cache import CodeUnavailable
 from .queues import SANDBOXED_QUEUE
-from .uploads import bot_version_check
+from .services.check import bot_version_check
+from .services.code_cache import CodeUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ def bot_version_check_task(version_id: int) -> None:
 @celeryd_after_setup.connect
 def consume_sandboxed_queue_if_safe(sender: str, instance: Any, **kwargs: Any) -> None:
     """Probe the sandbox before the worker consumes anything; only a safe one takes uploads."""
-    from .sandbox import current_sandbox
+    from .services.launch import current_sandbox
 
     sandbox = current_sandbox()
     if sandbox.report.safe:

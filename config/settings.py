@@ -301,7 +301,8 @@ BAIZE_TIME_BANK_SECONDS = env_float("BAIZE_TIME_BANK_SECONDS", 10.0)
 #: forfeits on time (docs/bot-protocol.md, "Timing").
 BAIZE_MATCH_WALL_SECONDS = env_float("BAIZE_MATCH_WALL_SECONDS", 1200.0, minimum=1.0)
 #: This process's local cache of uploaded code, content-addressed: <dir>/<sha256>/bot.py,
-#: filled from the shared store on first use (bots.code_cache); nothing to share between hosts.
+#: filled from the shared store on first use (bots.services.code_cache); nothing to share
+#: between hosts.
 BAIZE_BOT_CODE_DIR = Path(env_str("BAIZE_BOT_CODE_DIR", str(VAR_DIR / "bots")))
 #: Bound of that cache; the folders least recently used go first.
 BAIZE_CODE_CACHE_MB = env_int("BAIZE_CODE_CACHE_MB", 1024, minimum=16)

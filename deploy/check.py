@@ -243,7 +243,7 @@ print(json.dumps(seat and {"match": seat.match_id, "worker": seat.match.claimed_
 TOURNAMENT_START = """
 import json
 from bots.models import BotVersion
-from bots.services import builtin_bots_sync
+from bots.services.bots import builtin_bots_sync
 from tournaments.config import TournamentConfig
 from tournaments.services import tournament_create, tournament_enter, tournament_start_now
 config = TournamentConfig(name="deploy check", game="snag", options={"target": 30},

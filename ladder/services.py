@@ -12,7 +12,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from bots.models import BotVersion
-from bots.services import version_watch_mark
+from bots.services.bots import version_watch_mark
 from errors import DomainError
 from games.events import EventType, ResultReason
 from games.rules import GAMES

@@ -18,7 +18,7 @@ from django.conf import settings
 from bots.referee import Limits, MatchResult, referee_match
 from bots.runner import BotLauncher
 from bots.series import Series
-from bots.services import launcher_for, version_code_prepare
+from bots.services.launch import launcher_for, version_code_prepare
 from games.rules import get_game
 
 from . import services

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db import connection
 
-from bots.models import Bot, BotVersion
+from bots.models import BotVersion
+from bots.services.bots import builtin_bot_version
 from matches.models import Match
 from tournaments.config import TournamentConfig
 from tournaments.models import Tournament
@@ -91,23 +92,15 @@ def bench_tournament() -> Tournament:
 
 
 def _bench_versions() -> list[BotVersion]:
-    versions = []
-    for number in range(ENTRANTS):
-        strategy = "random" if number % 2 else "snag_heuristic"
-        bot, _ = Bot.objects.get_or_create(
-            game="snag", name=f"bench-{number + 1}", defaults={"description": "make bench"}
+    return [
+        builtin_bot_version(
+            game_id="snag",
+            name=f"bench-{number + 1}",
+            strategy="random" if number % 2 else "snag_heuristic",
+            description="make bench",
         )
-        version, _ = BotVersion.objects.get_or_create(
-            bot=bot,
-            number=1,
-            defaults={
-                "builtin": strategy,
-                "content_hash": f"bench-{strategy}",
-                "status": BotVersion.Status.READY,
-            },
-        )
-        versions.append(version)
-    return versions
+        for number in range(ENTRANTS)
+    ]
 
 
 @contextmanager

@@ -76,7 +76,7 @@ def empty_cache():
 
 @pytest.fixture
 def builtin_snag_versions(db):
-    from bots.services import builtin_bots_sync
+    from bots.services.bots import builtin_bots_sync
 
     return builtin_bots_sync(game_id="snag")
 

@@ -3,7 +3,7 @@
 layer below imports.
 
 Beneath them all, ``errors`` holds the refusals every layer raises. Each app's rows have one
-writer, its services (tournaments' a package), and no module reaches another by a name
+writer, its services (bots' and tournaments' a package), and no module reaches another by a name
 computed at run time, which this test could not see.
 """
 
@@ -200,6 +200,118 @@ def test_the_write_check_sees_a_write_from_outside(tmp_path):
     path = tmp_path / "outsider.py"
     path.write_text(source)
     assert written_models(path, TOURNAMENT_MODELS) == {"Tournament", "Entrant", "DuplicateSet"}
+
+
+#: Who writes each app's rows: the folder of its ``models.py`` -> the modules, or packages
+#: (ending in "/"), that may write them. Every ``models.py`` of the project needs an entry.
+APP_WRITERS: dict[str, tuple[str, ...]] = {
+    "bots": ("bots/services/",),
+    "matches": ("matches/services.py",),
+    # The rating models' writers, until they move into a ``tournaments/ratings/`` package of
+    # their own; the tournament models keep theirs (``TOURNAMENT_MODELS``, checked above).
+    "tournaments": (
+        "tournaments/services/",
+        "tournaments/rating_services.py",
+        "tournaments/audit.py",
+    ),
+}
+#: Rows of Django's own apps that an app writes as its own: the accounts of bot authors.
+FOREIGN_MODELS = {"bots": {"User", "Token"}}
+
+
+def model_names(path: Path) -> set[str]:
+    """The models that ``path`` (a ``models.py``) defines: its top-level classes deriving from
+    ``models.Model`` (any ``*.Model``) or from another model of the file."""
+    classes = [
+        node
+        for node in ast.parse(path.read_text(), filename=str(path)).body
+        if isinstance(node, ast.ClassDef)
+    ]
+    found: set[str] = set()
+    while True:
+        more = {
+            node.name
+            for node in classes
+            if any(
+                (isinstance(base, ast.Attribute) and base.attr == "Model")
+                or (isinstance(base, ast.Name) and base.id in found | {"Model"})
+                for base in node.bases
+            )
+        }
+        if more <= found:
+            return found
+        found |= more
+
+
+def app_models(app: str) -> set[str]:
+    return model_names(ROOT / app / "models.py") | FOREIGN_MODELS.get(app, set())
+
+
+def outside_writes(app: str, files: list[Path], root: Path = ROOT) -> dict[str, set[str]]:
+    """The modules among ``files`` that write ``app``'s rows without being its writers."""
+    allowed = APP_WRITERS[app]
+    models = app_models(app)
+    found = {}
+    for path in files:
+        name = str(path.relative_to(root))
+        if any(
+            name == writer or (writer.endswith("/") and name.startswith(writer))
+            for writer in allowed
+        ):
+            continue
+        written = written_models(path, models)
+        if written:
+            found[name] = written
+    return found
+
+
+def test_every_app_with_models_has_its_writers_named():
+    apps = {
+        str(path.parent.relative_to(ROOT)) for path in project_files() if path.name == "models.py"
+    }
+    assert apps == set(APP_WRITERS)
+
+
+@pytest.mark.parametrize("app", sorted(APP_WRITERS))
+def test_only_an_apps_writers_write_its_rows(app):
+    models = app_models(app)
+    assert models - FOREIGN_MODELS.get(app, set()), f"no model found in {app}/models.py"
+    assert writers_of(models), (
+        f"the check finds no writer of {app}'s rows at all: it has gone blind"
+    )
+    assert outside_writes(app, project_files()) == {}
+
+
+def test_the_per_app_write_check_refuses_an_outsider_and_lets_the_writers_be(tmp_path):
+    """The per-app check itself: every app's rows written from a module of no writer are
+    seen, the same writes from the app's own writer are not; models come from the AST."""
+    assert {"Bot", "BotVersion", "CodeBlob"} <= app_models("bots")
+    assert "Status" not in app_models("bots")  # a model's choices are no model
+    source = (
+        "BotVersion.objects.filter(id=1).update(status='ready')\n"
+        "user.save()\n"
+        "Token.objects.get_or_create(user=user)\n"
+        "match_event.delete()\n"
+        "Entrant.objects.bulk_create(entrants)\n"
+    )
+    outsider = tmp_path / "web" / "outsider.py"
+    outsider.parent.mkdir()
+    outsider.write_text(source)
+    expected = {
+        "bots": {"BotVersion", "User", "Token"},
+        "matches": {"MatchEvent"},
+        "tournaments": {"Entrant"},
+    }
+    for app, written in expected.items():
+        assert outside_writes(app, [outsider], tmp_path) == {"web/outsider.py": written}
+        writer = APP_WRITERS[app][0]
+        inside = tmp_path / (f"{writer}inside.py" if writer.endswith("/") else writer)
+        inside.parent.mkdir(parents=True, exist_ok=True)
+        inside.write_text(source)
+        name = str(inside.relative_to(tmp_path))
+        for other, its_rows in expected.items():
+            seen = {} if other == app else {name: its_rows}
+            assert outside_writes(other, [inside], tmp_path) == seen
 
 
 def test_no_module_loads_another_by_a_name_computed_at_run_time():

@@ -1,4 +1,4 @@
-"""Uploaded code moves into the store every worker reads (``bots.code_cache``).
+"""Uploaded code moves into the store every worker reads (``bots.services.code_cache``).
 
 The schema: one table of code blobs by content hash. The data: every uploaded version whose
 folder is in this host's ``BAIZE_BOT_CODE_DIR`` (the store before) is put into the shared
@@ -11,7 +11,7 @@ from django.db import migrations, models
 
 
 def import_stored_uploads(apps, schema_editor):
-    from bots.code_cache import code_store_import
+    from bots.services.code_cache import code_store_import
 
     versions = apps.get_model("bots", "BotVersion")
     hashes = set(versions.objects.filter(builtin="").values_list("content_hash", flat=True))

@@ -166,7 +166,7 @@ class SandboxLauncher:
     ``program`` of its runtime (``bots.runtimes``).
 
     ``code_dir`` is bound read-only at ``/bot``; it must be a folder the uploader cannot
-    change (the content-addressed store, ``bots.uploads``).
+    change (the content-addressed cache, ``bots.services.code_cache``).
     """
 
     sandbox: Sandbox

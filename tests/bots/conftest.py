@@ -25,7 +25,7 @@ def pytest_configure(config):
 @pytest.fixture(scope="session")
 def sandbox():
     """This machine's sandbox, which must be at the safe level."""
-    from bots.sandbox import current_sandbox
+    from bots.services.launch import current_sandbox
 
     probed = current_sandbox()
     if not probed.report.safe:
@@ -73,7 +73,7 @@ def code_store(settings):
 
 def stray_sandbox_processes() -> list[int]:
     """Pids still alive under any sandbox slot uid (zombies excluded)."""
-    from bots.sandbox import sandbox_config
+    from bots.services.launch import sandbox_config
 
     config = sandbox_config()
     uids = range(config.uid_base, config.uid_base + config.slots)

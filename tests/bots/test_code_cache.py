@@ -14,16 +14,17 @@ from django.contrib.auth.models import User
 from django.core.management import call_command
 
 from bots.bot_code import BotCode, store_code, zip_code
-from bots.code_cache import (
+from bots.models import Bot, BotVersion, CodeBlob
+from bots.services.bots import builtin_bots_sync
+from bots.services.check import bot_version_check
+from bots.services.code_cache import (
     CACHE_KEEP_SECONDS,
     CodeUnavailable,
     cache_evict,
     cached_code_dir,
     code_publish,
 )
-from bots.models import Bot, BotVersion, CodeBlob
-from bots.services import builtin_bots_sync
-from bots.uploads import bot_version_check, bot_version_upload
+from bots.services.upload import bot_version_upload
 from matches.models import Match
 from matches.play import MatchLimits, match_play
 from matches.services import match_create, match_seats_create

@@ -152,8 +152,8 @@ def test_an_identical_upload_that_loses_the_race_is_a_409_and_leaves_nothing(
             raise UploadRejected("duplicate_version", "this code is already a version", status=409)
 
     with (
-        mock.patch("bots.uploads._refuse_duplicate", duplicate_seen_only_after_the_race),
-        mock.patch("bots.uploads.BotVersion.objects.create", side_effect=IntegrityError),
+        mock.patch("bots.services.upload._refuse_duplicate", duplicate_seen_only_after_the_race),
+        mock.patch("bots.services.upload.BotVersion.objects.create", side_effect=IntegrityError),
     ):
         response = upload(client_for(author), bot, "bot.py", GOOD_BOT)
 
@@ -163,7 +163,7 @@ def test_an_identical_upload_that_loses_the_race_is_a_409_and_leaves_nothing(
 
 
 def test_a_sign_up_that_loses_the_race_for_its_name_is_a_400(db):
-    with mock.patch("bots.accounts.User.objects.filter") as lookup:
+    with mock.patch("bots.services.accounts.User.objects.filter") as lookup:
         lookup.return_value.exists.return_value = False  # the other sign-up is not visible yet
         User.objects.create_user("racer")
         body = {"username": "racer", "password": "a long enough passphrase"}

@@ -16,8 +16,9 @@ from bots.builtin.strategies import load
 from bots.referee import Limits, StrategyPlayer, referee_match
 from bots.runner import BuiltinLauncher, ScriptLauncher
 from bots.sandbox.launcher import SandboxLimits
-from bots.services import builtin_strategy_names
-from bots.uploads import check_plan, server_limits, smoke_test
+from bots.services.bots import builtin_strategy_names
+from bots.services.check import check_plan, smoke_test
+from bots.services.launch import server_limits
 from games.rules import GAMES, get_game
 from ops.strength import duel
 

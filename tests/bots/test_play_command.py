@@ -64,7 +64,7 @@ def test_play_with_the_sandbox_below_full_says_why_and_stops(monkeypatch, tmp_pa
 
     report = SandboxReport(SandboxLevel.LIMITS, {"namespaces": "bwrap not found"})
     unsafe = Sandbox(SandboxConfig(state_dir=tmp_path), report)
-    monkeypatch.setattr("bots.sandbox.probed_sandbox", lambda: unsafe)
+    monkeypatch.setattr("bots.services.launch.probed_sandbox", lambda: unsafe)
     bot = tmp_path / "bot.py"
     bot.write_text("print('never run')\n")
 

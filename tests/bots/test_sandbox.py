@@ -15,10 +15,11 @@ from django.conf import settings
 
 from bots.referee import Limits, MatchResult, referee_match
 from bots.runner import BUILTIN_DIR, BotProcess
-from bots.sandbox import SandboxLevel, SandboxUnsafe, sandbox_config
+from bots.sandbox import SandboxLevel, SandboxUnsafe
 from bots.sandbox.launcher import BOT_MOUNT
 from bots.sandbox.probe import Sandbox, SandboxReport
 from bots.sandbox.slots import NoFreeSlot, acquire_slot
+from bots.services.launch import sandbox_config
 from games.events import ForfeitReason
 from games.rules import get_game
 

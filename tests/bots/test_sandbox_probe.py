@@ -190,7 +190,7 @@ def test_without_libseccomp_the_level_stays_below_full_and_says_why(sandbox, sta
 def test_the_sandbox_command_says_what_bounds_a_bots_memory_and_how_turns_are_kept(capsys):
     from django.core.management import call_command
 
-    from bots.sandbox import current_sandbox
+    from bots.services.launch import current_sandbox
 
     if not current_sandbox().report.safe:
         pytest.skip("this machine's sandbox is below full")

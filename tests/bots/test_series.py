@@ -20,7 +20,7 @@ from bots.referee import (
 from bots.runner import BuiltinLauncher, LaunchSpec, ScriptLauncher
 from bots.sandbox.scratch import MAX_ENTRIES
 from bots.series import Series
-from bots.uploads import smoke_test
+from bots.services.check import smoke_test
 from games.events import ForfeitReason
 from games.rules import get_game
 

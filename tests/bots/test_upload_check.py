@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from bots import uploads
 from bots.models import Bot, BotVersion
 from bots.runner import ScriptLauncher
-from bots.services import version_watch_mark
-from bots.uploads import check_opponents, check_plan, smoke_test
+from bots.services import check
+from bots.services.bots import version_watch_mark
+from bots.services.check import check_opponents, check_plan, smoke_test
 from games.rules import get_game
 from games.rules.decks import MAX_SEED
 from ladder.services import ladder_for, ladder_tick
@@ -42,7 +42,7 @@ def alices_bot(alice):
 @pytest.fixture
 def seeded_draw(monkeypatch):
     """The check's secret randomness replaced by a seeded one, for a repeatable test."""
-    monkeypatch.setattr(uploads, "_draw", random.Random(20260401))
+    monkeypatch.setattr(check, "_draw", random.Random(20260401))
 
 
 class SpiedGame:

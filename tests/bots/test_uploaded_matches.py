@@ -13,7 +13,8 @@ from bots.bot_code import BotCode, store_code
 from bots.models import Bot, BotVersion
 from bots.runner import BuiltinLauncher
 from bots.sandbox import SandboxLauncher
-from bots.services import builtin_bots_sync, launcher_for
+from bots.services.bots import builtin_bots_sync
+from bots.services.launch import launcher_for
 from matches.models import Match, SeatStderr
 from matches.play import MatchLimits, match_play
 from matches.services import match_create, match_seats_create
@@ -94,12 +95,13 @@ def test_an_uploaded_bot_plays_a_match_and_only_its_owner_sees_its_stderr(
 def test_on_a_machine_without_a_safe_sandbox_a_version_waits_and_says_why(
     uploaded_version, monkeypatch
 ):
-    from bots import uploads
-    from bots.sandbox import Sandbox, SandboxLevel, SandboxReport, sandbox_config
-    from bots.uploads import bot_version_check
+    from bots.sandbox import Sandbox, SandboxLevel, SandboxReport
+    from bots.services import launch
+    from bots.services.check import bot_version_check
+    from bots.services.launch import sandbox_config
 
     weak = Sandbox(sandbox_config(), SandboxReport(SandboxLevel.LIMITS, {"namespaces": "no"}))
-    monkeypatch.setattr(uploads, "current_sandbox", lambda: weak)
+    monkeypatch.setattr(launch, "current_sandbox", lambda: weak)
     BotVersion.objects.filter(pk=uploaded_version.pk).update(status="pending")
     checked = bot_version_check(version_id=uploaded_version.pk)
     assert checked.status == "pending"
@@ -109,7 +111,7 @@ def test_on_a_machine_without_a_safe_sandbox_a_version_waits_and_says_why(
 
 @pytest.mark.sandbox
 def test_a_second_delivery_of_a_check_changes_nothing(uploaded_version, sandbox):
-    from bots.uploads import bot_version_check
+    from bots.services.check import bot_version_check
 
     BotVersion.objects.filter(pk=uploaded_version.pk).update(status="pending")
     first = bot_version_check(version_id=uploaded_version.pk)

@@ -20,8 +20,8 @@ from bots.queues import (
     FIRST_PRIORITY,
     SANDBOXED_QUEUE,
 )
-from bots.services import builtin_bots_sync
-from bots.uploads import bot_version_upload
+from bots.services.bots import builtin_bots_sync
+from bots.services.upload import bot_version_upload
 from config.celery import app
 from ladder.services import (
     challenge_create,

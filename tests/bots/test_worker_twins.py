@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import User
 
-from bots.services import builtin_bots_sync
+from bots.services.bots import builtin_bots_sync
 from ladder.services import challenge_create
 from matches.models import Match
 from tests.tournaments.conftest import wait_until

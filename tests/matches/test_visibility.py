@@ -250,7 +250,7 @@ def test_a_crashing_bots_stderr_reaches_its_owner_and_nobody_else(
 
 
 def _builtin(version: BotVersion):
-    from bots.services import launcher_for
+    from bots.services.launch import launcher_for
 
     return launcher_for(version)
 

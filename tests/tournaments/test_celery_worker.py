@@ -11,7 +11,7 @@ import time
 import pytest
 from django.db import connection
 
-from bots.services import builtin_bots_sync
+from bots.services.bots import builtin_bots_sync
 from matches.models import Match
 from matches.selectors import match_replay
 from tournaments.models import Tournament

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from bots.services import builtin_bots_sync
+from bots.services.bots import builtin_bots_sync
 from matches.models import Match
 from tests.web.browser import PHONE, contrast_failures, overflows_sideways, screenshot
 from tests.web.factories import (

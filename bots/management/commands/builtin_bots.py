@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from bots.services import builtin_bots_sync
+from bots.services.bots import builtin_bots_sync
 from games.rules import GAMES
 
 

@@ -11,8 +11,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from bots.code_cache import code_store_import
 from bots.models import BotVersion
+from bots.services.code_cache import code_store_import
 
 
 class Command(BaseCommand):

@@ -17,7 +17,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from bots.referee import Limits, MatchResult, referee_match
 from bots.runner import BotLauncher, BuiltinLauncher, ScriptLauncher
-from bots.services import builtin_strategy_names
+from bots.services.bots import builtin_strategy_names
 from games.rules import get_game
 
 
@@ -70,7 +70,7 @@ class Command(BaseCommand):
             if not path.is_file():
                 raise CommandError(f"no such bot file: {path}")
             if sandboxed:
-                from bots.sandbox import probed_sandbox
+                from bots.services.launch import probed_sandbox
 
                 # Only the reason is printed: the probe's whole report is `manage.py sandbox`.
                 sandbox = probed_sandbox()

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
-from bots.sandbox import current_sandbox
+from bots.services.launch import current_sandbox
 
 
 class Command(BaseCommand):

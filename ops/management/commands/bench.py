@@ -251,7 +251,7 @@ def _bot_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
 
 def _sandbox_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
     """The sandbox of uploaded bots beside the plain processes it wraps (bots/sandbox)."""
-    from bots.sandbox import current_sandbox
+    from bots.services.launch import current_sandbox
 
     sandbox = current_sandbox()
     if not sandbox.report.safe:

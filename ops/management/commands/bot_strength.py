@@ -13,8 +13,8 @@ from rich.table import Table
 from bots.builtin.strategies import load
 from bots.referee import StrategyPlayer
 from bots.runner import ScriptLauncher
-from bots.services import builtin_strategy_names
-from bots.uploads import server_limits
+from bots.services.bots import builtin_strategy_names
+from bots.services.launch import server_limits
 from games.rules import GAMES
 from ops.strength import HeadToHead, duel, head_to_head
 

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from bots.services import builtin_bots_sync
+from bots.services.bots import builtin_bots_sync
 from games.rules import GAMES
 from matches.models import Match
 from matches.selectors import match_decisions, match_replay, match_state_at

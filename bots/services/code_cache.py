@@ -27,7 +27,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import Storage, storages
 from django.db import DatabaseError, models
 
-from .bot_code import (
+from ..bot_code import (
     BotCode,
     UploadLimits,
     UploadRejected,
@@ -37,8 +37,8 @@ from .bot_code import (
     store_code,
     zip_code,
 )
-from .models import CodeBlob
-from .sandbox.reach import forget_code_copy
+from ..models import CodeBlob
+from ..sandbox.reach import forget_code_copy
 
 logger = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""Bot writes: an author's bots, built-in bots, and the launcher a version plays through."""
+"""Bots: an author's bots, the built-in bots, and the mark of a version's watched matches."""
 
 from __future__ import annotations
 
@@ -11,9 +11,8 @@ from django.db import IntegrityError, transaction
 from errors import InvalidFields
 from games.rules import get_game
 
-from .models import Bot, BotVersion
-from .runner import BUILTIN_DIR, BotLauncher, BuiltinLauncher
-from .uploads import uploaded_launcher, version_code_dir
+from ..models import Bot, BotVersion
+from ..runner import BUILTIN_DIR
 
 #: Built-in bots of every game, by bot name: the strategy each runs.
 BUILTIN_STRATEGIES: dict[str, str] = {"random": "random", "heuristic": "{game}_heuristic"}
@@ -71,40 +70,36 @@ def _builtin_hash(strategy: str) -> str:
 def builtin_bots_sync(*, game_id: str) -> list[BotVersion]:
     """The current version of each built-in bot of ``game_id``, created when its code changed."""
     get_game(game_id)
-    versions = []
-    for name, strategy in builtin_strategy_names(game_id).items():
-        bot, _ = Bot.objects.get_or_create(
-            game=game_id, name=name, defaults={"description": f"Built-in: {strategy}"}
+    return [
+        builtin_bot_version(
+            game_id=game_id, name=name, strategy=strategy, description=f"Built-in: {strategy}"
         )
-        content_hash = _builtin_hash(strategy)
-        latest = bot.versions.order_by("-number").first()
-        if latest is None or latest.content_hash != content_hash:
-            latest = BotVersion.objects.create(
-                bot=bot,
-                number=(latest.number + 1) if latest else 1,
-                builtin=strategy,
-                content_hash=content_hash,
-                status=BotVersion.Status.READY,
-                plays_series=True,  # the built-in bots' main.py plays series
-            )
-        versions.append(latest)
-    return versions
+        for name, strategy in builtin_strategy_names(game_id).items()
+    ]
 
 
-def launcher_for(version: BotVersion, **sandbox_overrides: int) -> BotLauncher:
-    """Built-in bots run as plain processes; uploaded ones only in the sandbox, once ready."""
-    if version.builtin:
-        return BuiltinLauncher(version.builtin)
-    if version.status != BotVersion.Status.READY:
-        raise ValueError(f"{version} is {version.status}, not ready to play")
-    return uploaded_launcher(version, **sandbox_overrides)
-
-
-def version_code_prepare(version: BotVersion) -> None:
-    """Have an uploaded version's code in this worker's cache before a match claims it;
-    ``CodeUnavailable`` (the match stays pending, the task retries) if no store has it."""
-    if not version.builtin:
-        version_code_dir(version)
+@transaction.atomic
+def builtin_bot_version(
+    *, game_id: str, name: str, strategy: str, description: str = ""
+) -> BotVersion:
+    """The current version of the built-in bot ``name`` of ``game_id`` that plays ``strategy``
+    (``bots/builtin/strategies``): the bot created if there is none, a version if its code
+    changed. ``builtin_bots_sync`` keeps the game's own; the benches name more of them."""
+    bot, _ = Bot.objects.get_or_create(
+        game=game_id, name=name, defaults={"description": description}
+    )
+    content_hash = _builtin_hash(strategy)
+    latest = bot.versions.order_by("-number").first()
+    if latest is None or latest.content_hash != content_hash:
+        latest = BotVersion.objects.create(
+            bot=bot,
+            number=(latest.number + 1) if latest else 1,
+            builtin=strategy,
+            content_hash=content_hash,
+            status=BotVersion.Status.READY,
+            plays_series=True,  # the built-in bots' main.py plays series
+        )
+    return latest
 
 
 def version_watch_mark(*, version_id: int, ladder_match: int, match_id: int, what: str) -> bool:

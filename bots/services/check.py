@@ -1,20 +1,17 @@
-"""Uploaded versions: uploading one, checking it, and the launcher its code plays through.
+"""Checking an uploaded version before it plays: the check plan, the smoke test, the verdict.
 
-An upload is checked in memory (``bots.bot_code``) before anything is written; only a good one
-is stored (content-addressed, in the store every worker reads: ``bots.code_cache``) and
-becomes a ``pending`` version, whose check is queued once
-the transaction commits. The check, inside the sandbox, plays what the version's first
-ladder pairing would: ``BAIZE_LADDER_SETS_PER_PAIRING`` duplicate sets against a built-in
-bot of the game's ladder drawn at random, on fresh secret seeds, with the ladder's options
-and limits. As on the ladder, the sets' first seatings are one series (the version in seat
-0, one process for all its matches if its first ``ready`` says it plays series) and the
-second seatings, on the same deals, another, started after the first has ended, with a
-fresh process in seat 1: nothing in a match tells the check from a ladder match (so a bot
-cannot behave in the check and misbehave later), and a series bot that breaks on a later
-``start`` is turned away at upload, not in a tournament. The check moves the version from
-``pending`` to ``ready`` or ``rejected``, and records whether it plays series, with a
-conditional update, so a twice-delivered check task writes once. Its first ladder matches
-are watched as well (``bots.services.version_watch_mark``).
+A new upload is ``pending`` until its check (queued by ``bots.services.upload``) has run. The
+check, inside the sandbox, plays what the version's first ladder pairing would:
+``BAIZE_LADDER_SETS_PER_PAIRING`` duplicate sets against a built-in bot of the game's ladder
+drawn at random, on fresh secret seeds, with the ladder's options and limits. As on the ladder,
+the sets' first seatings are one series (the version in seat 0, one process for all its matches
+if its first ``ready`` says it plays series) and the second seatings, on the same deals,
+another, started after the first has ended, with a fresh process in seat 1: nothing in a match
+tells the check from a ladder match (so a bot cannot behave in the check and misbehave later),
+and a series bot that breaks on a later ``start`` is turned away at upload, not in a tournament.
+The check moves the version from ``pending`` to ``ready`` or ``rejected``, and records whether
+it plays series, with a conditional update, so a twice-delivered check task writes once. Its
+first ladder matches are watched as well (``bots.services.bots.version_watch_mark``).
 """
 
 from __future__ import annotations
@@ -24,102 +21,25 @@ import random
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from games.rules import Game, get_game
 from games.rules.decks import MAX_SEED
 
-from .bot_code import BotCode, UploadLimits, UploadRejected, read_upload
-from .code_cache import CodeUnavailable, cached_code_dir, code_cache_put, code_publish
-from .models import Bot, BotVersion
-from .queues import FIRST_PRIORITY, SANDBOXED_QUEUE
-from .referee import Limits, MatchResult
-from .runner import BotLauncher, BuiltinLauncher
-from .sandbox import SandboxUnsafe, current_sandbox, sandbox_limits
-from .series import Series
+from ..models import BotVersion
+from ..referee import Limits, MatchResult
+from ..runner import BotLauncher, BuiltinLauncher
+from ..sandbox import SandboxUnsafe
+from ..series import Series
+from .bots import builtin_strategy_names
+from .code_cache import CodeUnavailable
+from .launch import server_limits, uploaded_launcher
 
 logger = logging.getLogger(__name__)
-
-
-def upload_limits() -> UploadLimits:
-    return UploadLimits(
-        max_bytes=settings.BAIZE_UPLOAD_MAX_BYTES,
-        max_unpacked_bytes=settings.BAIZE_UPLOAD_MAX_UNPACKED_BYTES,
-        max_files=settings.BAIZE_UPLOAD_MAX_FILES,
-    )
-
-
-def bot_version_upload(*, bot: Bot, filename: str, data: bytes) -> BotVersion:
-    """Check, store and record a new version of ``bot``; ``UploadRejected`` changes nothing."""
-    code = read_upload(filename, data, upload_limits())
-    _refuse_duplicate(bot, code)
-    try:
-        with transaction.atomic():
-            # Row lock: two uploads at once must not both take the next number.
-            Bot.objects.select_for_update().get(id=bot.id)
-            code_publish(code)
-            latest = bot.versions.order_by("-number").values_list("number", flat=True).first()
-            version = BotVersion.objects.create(
-                bot=bot, number=(latest or 0) + 1, content_hash=code.content_hash, size=code.size
-            )
-            transaction.on_commit(lambda: _enqueue_check(version.id))
-    except IntegrityError:
-        # The same code uploaded twice at once: the unique constraint let one through.
-        _refuse_duplicate(bot, code)
-        raise
-    code_cache_put(code)
-    return version
-
-
-def _refuse_duplicate(bot: Bot, code: BotCode) -> None:
-    number = (
-        bot.versions.filter(content_hash=code.content_hash, builtin="")
-        .values_list("number", flat=True)
-        .first()
-    )
-    if number is not None:
-        raise UploadRejected(
-            "duplicate_version", f"this code is already version {number} of {bot}", status=409
-        )
-
-
-def _enqueue_check(version_id: int) -> None:
-    from .tasks import bot_version_check_task  # tasks import this module
-
-    bot_version_check_task.apply_async(
-        (version_id,), queue=SANDBOXED_QUEUE, priority=FIRST_PRIORITY
-    )
-
-
-def version_code_dir(version: BotVersion) -> Path:
-    """The local folder of an uploaded version's code; ``CodeUnavailable`` if no store has it."""
-    return cached_code_dir(version.content_hash)
-
-
-def uploaded_launcher(version: BotVersion, **limit_overrides: int) -> BotLauncher:
-    """The sandboxed launcher of an uploaded version; ``SandboxUnsafe`` if the machine's
-    sandbox is below the safe level."""
-    if version.builtin:
-        raise ValueError(f"{version} is built in, not uploaded")
-    sandbox = current_sandbox()
-    if not sandbox.report.safe:
-        raise SandboxUnsafe(sandbox.report.reason)
-    limits = sandbox_limits(**limit_overrides)
-    return sandbox.launcher(version_code_dir(version), limits=limits)
-
-
-def server_limits() -> Limits:
-    return Limits(
-        decision_seconds=settings.BAIZE_DECISION_TIMEOUT,
-        start_seconds=settings.BAIZE_BOT_START_TIMEOUT,
-        time_bank_seconds=settings.BAIZE_TIME_BANK_SECONDS,
-    )
 
 
 #: The check's randomness: secret, as a ladder set's seeds are (drawn from the ladder's
@@ -156,8 +76,6 @@ def check_opponents(game_id: str) -> list[str]:
 
 
 def _builtin_strategies(game_id: str) -> list[str]:
-    from .services import builtin_strategy_names  # services import this module
-
     return sorted(builtin_strategy_names(game_id).values())
 
 
