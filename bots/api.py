@@ -8,8 +8,6 @@ place (``config.api_errors``).
 from __future__ import annotations
 
 import io
-import zipfile
-from pathlib import Path
 
 from django.core.files.uploadedfile import InMemoryUploadedFile
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
@@ -33,9 +31,10 @@ from errors import DomainError, NotFound
 from games.rules import GAMES
 
 from . import selectors
-from .bot_code import UploadRejected
+from .bot_code import UploadRejected, read_code_folder, zip_code
 from .models import Bot, BotVersion
 from .permissions import can_change_bot, can_see_private
+from .runtimes import DEFAULT_RUNTIME, RUNTIMES
 from .serializers import (
     AccountSerializer,
     BotInputSerializer,
@@ -43,6 +42,7 @@ from .serializers import (
     BotUpdateInputSerializer,
     BotVersionPrivateSerializer,
     BotVersionSerializer,
+    RuntimeSerializer,
     SandboxSerializer,
     SignUpInputSerializer,
     TokenInputSerializer,
@@ -51,7 +51,7 @@ from .serializers import (
 from .services.accounts import user_sign_up, user_token
 from .services.bots import bot_create, bot_update
 from .services.code_cache import CodeUnavailable
-from .services.launch import current_sandbox, version_code_dir
+from .services.launch import current_sandbox, version_sources_dir
 from .services.upload import bot_version_upload, upload_limits
 
 #: Room for the multipart envelope around the file itself.
@@ -138,7 +138,8 @@ class BotDetailApi(APIView):
 
 
 class BotVersionListApi(APIView):
-    """A bot's versions; ``POST`` a new one as multipart ``file`` (``.py`` or ``.zip``)."""
+    """A bot's versions; ``POST`` a new one as multipart ``file`` (the runtime's single file
+    or a ``.zip``) and ``runtime`` (a row of the runtimes table, default ``python``)."""
 
     parser_classes = [MultiPartParser]
     throttle_classes = [ScopedOnPost]
@@ -156,7 +157,10 @@ class BotVersionListApi(APIView):
     def post(self, request: Request, pk: int) -> Response:
         bot = _bot_to_change(request, pk)
         upload = _uploaded_file(request)
-        version = bot_version_upload(bot=bot, filename=upload.name, data=upload.read())
+        runtime = request.data.get("runtime") or DEFAULT_RUNTIME
+        version = bot_version_upload(
+            bot=bot, filename=upload.name, data=upload.read(), runtime=runtime
+        )
         version.refresh_from_db()  # the check may have run already (eager tasks)
         return Response(BotVersionPrivateSerializer(version).data, status=status.HTTP_202_ACCEPTED)
 
@@ -186,29 +190,24 @@ class BotVersionCodeApi(APIView):
                 f"{version} is built in: it has no uploaded code to download", field="number"
             )
         try:
-            folder = version_code_dir(version)
+            folder = version_sources_dir(version)
         except CodeUnavailable as error:
             raise NotFound(f"the code of {version} cannot be had: {error}") from None
         bot = version.bot
         filename = f"{bot.game}-{bot.name}-v{version.number}.zip"
         return HttpResponse(
-            _zipped(folder),
+            zip_code(read_code_folder(folder)),
             content_type="application/zip",
             headers={"Content-Disposition": f'attachment; filename="{filename}"'},
         )
 
 
-def _zipped(folder: Path) -> bytes:
-    """Every file under ``folder`` by its relative path, with a fixed time: the same code
-    always zips to the same bytes."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-            info = zipfile.ZipInfo(path.relative_to(folder).as_posix(), (1980, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.external_attr = 0o644 << 16
-            archive.writestr(info, path.read_bytes())
-    return buffer.getvalue()
+class RuntimesApi(APIView):
+    """The runtimes a bot may be written for, as this server has them."""
+
+    @extend_schema(responses=RuntimeSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        return Response(RuntimeSerializer(selectors.runtimes_table(), many=True).data)
 
 
 class SandboxApi(APIView):
@@ -288,7 +287,8 @@ class CappedMemoryUpload(FileUploadHandler):
 
 def _uploaded_file(request: Request):
     """The ``file`` part of the upload, refused early when it is too large."""
-    limit = upload_limits().max_bytes
+    # The largest any runtime takes: the upload's own runtime checks its own limit.
+    limit = max(upload_limits(runtime).max_bytes for runtime in RUNTIMES.values())
     too_large = UploadRejected("too_large", f"the upload is larger than {limit} bytes", status=413)
     declared = int(request.META.get("CONTENT_LENGTH") or 0)
     if declared > limit + _MULTIPART_SLACK:

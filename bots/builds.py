@@ -5,7 +5,7 @@ of its own (``BuildLimits``: CPU and wall time, memory, processes, file and outp
 network, as every sandboxed program), on a writable copy of the sources in its private
 ``/tmp`` (a capped tmpfs: a build that fills it fails, and nothing outside is touched). The
 files the row keeps come back as a tar stream on stdout; the compiler's messages on stderr are
-the build log, kept bounded. Nothing here touches the database: ``bots.uploads`` stores the
+the build log, kept bounded. Nothing here touches the database: ``bots.services.build`` stores the
 result, content-addressed, so every worker plays the very same files and never builds again.
 """
 

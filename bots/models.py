@@ -39,6 +39,18 @@ class BotVersion(models.Model):
     #: Name of a program under ``bots/builtin/`` for built-in bots; empty for uploads.
     builtin = models.CharField(max_length=64, blank=True)
     content_hash = models.CharField(max_length=64)
+    #: The row of the runtimes table it is written for (``bots.runtimes``); what runs it.
+    runtime = models.CharField(max_length=32, default="python")
+    #: What the runtime's toolchain said of its version when the version was built or
+    #: checked, one line per tool: with the runtime, what a match is reproducible to.
+    toolchain = models.TextField(blank=True)
+    #: The content hash of the built files it plays, for a runtime that builds; "" if none.
+    build_hash = models.CharField(max_length=64, blank=True)
+    #: The sources' and toolchain's hash the build is stored under (``bots.builds``): the
+    #: same sources built by the same toolchain are never built again.
+    build_key = models.CharField(max_length=64, blank=True, db_index=True)
+    #: The build's output (bounded), compiler messages included; its owner and staff only.
+    build_log = models.TextField(blank=True)
     #: Bytes of code (all files unpacked); 0 for built-in bots.
     size = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
@@ -61,7 +73,7 @@ class BotVersion(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["bot", "number"], name="bot_version_unique_number"),
             models.UniqueConstraint(
-                fields=["bot", "content_hash"],
+                fields=["bot", "content_hash", "runtime"],
                 condition=models.Q(builtin=""),
                 name="bot_version_unique_upload",
             ),

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import QuerySet
 
 from .models import Bot, BotVersion
+from .runtimes import RUNTIMES
+from .services.launch import current_sandbox
+from .services.upload import upload_limits
 
 
 def bot_list(*, game: str | None = None, owner: str | None = None) -> QuerySet[Bot]:
@@ -18,3 +23,29 @@ def bot_list(*, game: str | None = None, owner: str | None = None) -> QuerySet[B
 
 def bot_versions(*, bot: Bot) -> QuerySet[BotVersion]:
     return bot.versions.order_by("number")
+
+
+def runtimes_table() -> list[dict[str, Any]]:
+    """Every row of the runtimes table as this server has it: what it takes, builds and
+    runs, whether it is available here (and why not) and its toolchain's exact versions."""
+    statuses = current_sandbox().runtimes()
+    rows = []
+    for name, runtime in RUNTIMES.items():
+        status = statuses[name]
+        rows.append(
+            {
+                "name": name,
+                "title": runtime.title,
+                "expects": runtime.expects,
+                "build": runtime.build,
+                "run": list(runtime.run),
+                "available": status.available,
+                "missing": status.missing,
+                "toolchain": list(status.versions),
+                "address_space_limit": runtime.address_space_limit,
+                "processes": runtime.processes,
+                "upload_limits": vars(upload_limits(runtime)),
+                "notes": runtime.notes,
+            }
+        )
+    return rows

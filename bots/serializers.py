@@ -7,6 +7,7 @@ from typing import Any
 from rest_framework import serializers
 
 from .models import Bot, BotVersion
+from .runtimes import DEFAULT_RUNTIME
 
 #: The longest description a bot may have, in characters.
 MAX_DESCRIPTION = 2000
@@ -104,7 +105,14 @@ class BotUpdateInputSerializer(ClosedBotInputSerializer):
 
 
 class VersionUploadInputSerializer(serializers.Serializer):
-    file = serializers.FileField(help_text="bot.py, or a .zip with bot.py at its root")
+    file = serializers.FileField(
+        help_text="The runtime's single file (bot.py for python), or a .zip of the bot's folder"
+    )
+    runtime = serializers.CharField(
+        required=False,
+        default=DEFAULT_RUNTIME,
+        help_text="A row of GET /api/runtimes/ (default python): what builds and runs the bot.",
+    )
 
 
 class BotVersionSerializer(serializers.ModelSerializer):
@@ -122,6 +130,8 @@ class BotVersionSerializer(serializers.ModelSerializer):
             "builtin",
             "content_hash",
             "size",
+            "runtime",
+            "toolchain",
             "status",
             "plays_series",
             "watch_note",
@@ -131,10 +141,11 @@ class BotVersionSerializer(serializers.ModelSerializer):
 
 
 class BotVersionPrivateSerializer(BotVersionSerializer):
-    """A version as its owner and staff see it: with why it was rejected and its stderr."""
+    """A version as its owner and staff see it: with why it was rejected, its build's output
+    and its stderr."""
 
     class Meta(BotVersionSerializer.Meta):
-        fields = [*BotVersionSerializer.Meta.fields, "status_reason", "check_log"]
+        fields = [*BotVersionSerializer.Meta.fields, "status_reason", "build_log", "check_log"]
 
 
 #: Every field of a bot as the API shows it.
@@ -163,6 +174,31 @@ class BotSerializer(serializers.ModelSerializer):
         ready = BotVersion.Status.READY
         numbers = [version.number for version in bot.versions.all() if version.status == ready]
         return max(numbers, default=None)
+
+
+class UploadLimitsSerializer(serializers.Serializer):
+    max_bytes = serializers.IntegerField()
+    max_unpacked_bytes = serializers.IntegerField()
+    max_files = serializers.IntegerField()
+
+
+class RuntimeSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    title = serializers.CharField()
+    expects = serializers.CharField(help_text="What an upload for this runtime holds.")
+    build = serializers.CharField(allow_null=True, help_text="The build command; null: none.")
+    run = serializers.ListField(child=serializers.CharField(), help_text="Run from /bot.")
+    available = serializers.BooleanField(help_text="Whether this server builds and plays it.")
+    missing = serializers.CharField(allow_blank=True, help_text="Why it is not available.")
+    toolchain = serializers.ListField(
+        child=serializers.CharField(), help_text="The toolchain's exact versions."
+    )
+    address_space_limit = serializers.BooleanField(
+        help_text="False: bounded by the slot's memory cgroup instead."
+    )
+    processes = serializers.IntegerField(allow_null=True)
+    upload_limits = UploadLimitsSerializer()
+    notes = serializers.CharField(allow_blank=True)
 
 
 class SandboxSerializer(serializers.Serializer):

@@ -19,4 +19,5 @@ urlpatterns = [
         name="bot-version-code",
     ),
     path("sandbox/", api.SandboxApi.as_view(), name="sandbox"),
+    path("runtimes/", api.RuntimesApi.as_view(), name="runtimes"),
 ]

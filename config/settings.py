@@ -351,3 +351,9 @@ BAIZE_SANDBOX_LIMITS = {
     "open_files": env_int("BAIZE_SANDBOX_OPEN_FILES", 64, minimum=16),
     "tmp_bytes": env_int("BAIZE_SANDBOX_TMP_MB", 16, minimum=1) << 20,
 }
+#: Limits of a version's build at upload (bots.builds.BuildLimits), for the runtimes that build.
+BAIZE_BUILD_LIMITS = {
+    "cpu_seconds": env_int("BAIZE_BUILD_CPU_SECONDS", 120, minimum=5),
+    "memory_bytes": env_int("BAIZE_BUILD_MEMORY_MB", 2048, minimum=256) << 20,
+    "tmp_bytes": env_int("BAIZE_BUILD_TMP_MB", 512, minimum=16) << 20,
+}

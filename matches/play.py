@@ -18,7 +18,7 @@ from django.conf import settings
 from bots.referee import Limits, MatchResult, referee_match
 from bots.runner import BotLauncher
 from bots.series import Series
-from bots.services.launch import launcher_for, version_code_prepare
+from bots.services.launch import launcher_for, version_code_prepare, version_toolchain
 from games.rules import get_game
 
 from . import services
@@ -247,6 +247,10 @@ def _player(seat: MatchSeat) -> dict[str, Any]:
         "bot": str(version.bot),
         "version_id": version.pk,
         "content_hash": version.content_hash,
+        "runtime": version.runtime,
+        # What it was built with, or what runs it on this worker: a match is reproducible to
+        # the toolchain.
+        "toolchain": version_toolchain(version),
     }
 
 

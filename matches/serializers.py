@@ -15,6 +15,14 @@ class MatchSeatSerializer(serializers.Serializer):
     bot = serializers.CharField(source="version.bot.name")
     version = serializers.IntegerField(source="version.number")
     version_id = serializers.IntegerField()
+    runtime = serializers.CharField(source="version.runtime")
+    toolchain = serializers.SerializerMethodField(
+        help_text="The version's toolchain, one line per tool (the match's own, as run, is in"
+        " its match_started event)."
+    )
+
+    def get_toolchain(self, seat: Any) -> list[str]:
+        return seat.version.toolchain.splitlines()
 
 
 class MatchSerializer(serializers.ModelSerializer):

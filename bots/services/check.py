@@ -36,6 +36,7 @@ from ..runner import BotLauncher, BuiltinLauncher
 from ..sandbox import SandboxUnsafe
 from ..series import Series
 from .bots import builtin_strategy_names
+from .build import version_build
 from .code_cache import CodeUnavailable
 from .launch import server_limits, uploaded_launcher
 
@@ -105,6 +106,9 @@ def bot_version_check(*, version_id: int) -> BotVersion:
         return version
     plan = check_plan(version.bot.game)
     try:
+        version = version_build(version)
+        if version.status != BotVersion.Status.PENDING:
+            return version  # its build failed
         # As a ladder series' launcher (``matches.play.MatchSeries``): the CPU backstop of a
         # process is the per-match one times the matches it may play.
         cpu = settings.BAIZE_SANDBOX_LIMITS["cpu_seconds"] * len(plan.seeds)
@@ -116,9 +120,10 @@ def bot_version_check(*, version_id: int) -> BotVersion:
         )
         return BotVersion.objects.get(id=version_id)
     except CodeUnavailable as error:
-        # Retried by the task: another worker, or this one later, may reach the store.
+        # Retried by the task: another worker, or this one later, may reach the store or
+        # have the runtime.
         BotVersion.objects.filter(id=version_id, status=BotVersion.Status.PENDING).update(
-            status_reason=f"waiting for its code: {error}"
+            status_reason=f"waiting for its code or runtime: {error}"
         )
         raise
     check = smoke_test(get_game(version.bot.game), lambda: launcher, plan=plan)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import platform
 from pathlib import Path
 
 from django.conf import settings
@@ -16,8 +17,9 @@ from django.conf import settings
 from ..models import BotVersion
 from ..referee import Limits
 from ..runner import BotLauncher, BuiltinLauncher
+from ..runtimes import DEFAULT_RUNTIME, RuntimeStatus, runtime_named
 from ..sandbox import Sandbox, SandboxConfig, SandboxLimits, SandboxUnsafe, probe_sandbox
-from .code_cache import cached_code_dir
+from .code_cache import CodeUnavailable, cached_code_dir
 
 logger = logging.getLogger(__name__)
 
@@ -31,15 +33,47 @@ def launcher_for(version: BotVersion, **sandbox_overrides: int) -> BotLauncher:
     return uploaded_launcher(version, **sandbox_overrides)
 
 
+class RuntimeUnavailable(CodeUnavailable):
+    """This worker lacks the version's runtime: another worker, or this one once its
+    toolchain is installed, plays it (the task retries, as for code out of reach)."""
+
+
 def version_code_prepare(version: BotVersion) -> None:
-    """Have an uploaded version's code in this worker's cache before a match claims it;
-    ``CodeUnavailable`` (the match stays pending, the task retries) if no store has it."""
+    """Have an uploaded version's runtime and code on this worker before a match claims it;
+    ``CodeUnavailable`` (the match stays pending, the task retries) if either is missing."""
     if not version.builtin:
+        version_runtime_status(version)
         version_code_dir(version)
 
 
+def version_runtime_status(version: BotVersion) -> RuntimeStatus:
+    """The version's runtime as this worker has it; ``RuntimeUnavailable`` if it cannot run."""
+    status = current_sandbox().runtimes()[runtime_named(version.runtime).name]
+    if not status.available:
+        raise RuntimeUnavailable(
+            f"the {version.runtime} runtime is not on this worker: {status.missing}"
+        )
+    return status
+
+
+def version_toolchain(version: BotVersion) -> list[str]:
+    """What runs the version here, one line per tool: the toolchain its build recorded, or,
+    for a runtime that builds nothing, this worker's."""
+    if version.builtin:
+        return [f"Python {platform.python_version()}"]
+    if version.build_hash:
+        return version.toolchain.splitlines()
+    return list(version_runtime_status(version).versions)
+
+
 def version_code_dir(version: BotVersion) -> Path:
-    """The local folder of an uploaded version's code; ``CodeUnavailable`` if no store has it."""
+    """The local folder of the files an uploaded version plays (its build's, where its
+    runtime builds); ``CodeUnavailable`` if no store has them."""
+    return cached_code_dir(version.build_hash or version.content_hash)
+
+
+def version_sources_dir(version: BotVersion) -> Path:
+    """The local folder of an uploaded version's sources, as uploaded."""
     return cached_code_dir(version.content_hash)
 
 
@@ -48,11 +82,20 @@ def uploaded_launcher(version: BotVersion, **limit_overrides: int) -> BotLaunche
     sandbox is below the safe level."""
     if version.builtin:
         raise ValueError(f"{version} is built in, not uploaded")
+    sandbox = safe_sandbox()
+    limits = sandbox_limits(**limit_overrides)
+    if version.runtime == DEFAULT_RUNTIME:
+        return sandbox.launcher(version_code_dir(version), limits=limits)
+    runtime = runtime_named(version.runtime)
+    return sandbox.runtime_launcher(version_code_dir(version), runtime, limits)
+
+
+def safe_sandbox() -> Sandbox:
+    """This machine's sandbox; ``SandboxUnsafe`` if it is below the level untrusted code needs."""
     sandbox = current_sandbox()
     if not sandbox.report.safe:
         raise SandboxUnsafe(sandbox.report.reason)
-    limits = sandbox_limits(**limit_overrides)
-    return sandbox.launcher(version_code_dir(version), limits=limits)
+    return sandbox
 
 
 def server_limits() -> Limits:

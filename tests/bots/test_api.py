@@ -324,7 +324,7 @@ def test_versions_are_numbered_in_upload_order(
     "name, data, status, error, words",
     [
         ("bad.py", SYNTAX_ERROR, 400, "syntax_error", "bad.py line 3"),
-        ("bot.py", b"#" * 2048, 413, "too_large", "larger than 1024 bytes"),
+        ("bot.py", b"#" * 2048, 413, "too_large", "at most 1024 are accepted"),
         ("bot.zip", zip_bomb(4096), 413, "zip_too_large", "unpacks to more than 2048"),
         ("bot.zip", zip_of({"bot.py": GOOD_BOT, "../../x.py": b""}), 400, "zip_traversal", "x.py"),
         ("bot.zip", zip_with_symlink("s", "/etc/passwd"), 400, "zip_link", "a link"),

@@ -140,7 +140,9 @@ def test_a_check_whose_code_no_store_has_waits_and_says_why(alice, code_store, s
         bot_version_check(version_id=version.pk)
     version.refresh_from_db()
     assert version.status == "pending"
-    assert version.status_reason.startswith(f"waiting for its code: code {code.content_hash}")
+    assert version.status_reason.startswith(
+        f"waiting for its code or runtime: code {code.content_hash}"
+    )
 
 
 def test_code_can_live_in_a_storage_of_djangos_storage_api(alice, code_store, settings, tmp_path):

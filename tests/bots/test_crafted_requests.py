@@ -145,7 +145,7 @@ def test_an_identical_upload_that_loses_the_race_is_a_409_and_leaves_nothing(
     before = stored_state(code_store)
     checks = []
 
-    def duplicate_seen_only_after_the_race(bot, code):
+    def duplicate_seen_only_after_the_race(bot, code, runtime):
         # The first check passes (the other upload is not committed yet), the second not.
         checks.append(code)
         if len(checks) > 1:

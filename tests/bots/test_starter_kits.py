@@ -19,7 +19,7 @@ import pytest
 
 from bots.referee import ProcessConnection, referee_match, referee_series_match
 from bots.runner import BuiltinLauncher, LaunchSpec
-from bots.uploads import server_limits
+from bots.services.launch import server_limits
 from games.rules import GAMES, get_game
 
 ROOT = Path(__file__).parents[2]

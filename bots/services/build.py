@@ -1,0 +1,78 @@
+"""Building a version at its check, for a runtime that builds (``bots.runtimes``).
+
+The build runs once per sources and toolchain (``bots.builds.build_key``): a version whose
+key was built before plays that build, on every worker, without building again. The built
+files go to the same content-addressed store as uploaded code; the version records their
+hash, the key, the build's log and the toolchain. A failed build rejects the version with
+the compiler's first error, its whole (bounded) log kept for the owner.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db.models import Q
+from django.utils import timezone
+
+from ..builds import BuildLimits, build_in_sandbox, build_key
+from ..models import BotVersion
+from .code_cache import code_cache_put, code_publish
+from .launch import safe_sandbox, version_runtime_status, version_sources_dir
+
+#: How many lines of the build's first error the rejection quotes.
+ERROR_LINES = 6
+
+
+def build_limits() -> BuildLimits:
+    return BuildLimits(**settings.BAIZE_BUILD_LIMITS)
+
+
+def version_build(version: BotVersion) -> BotVersion:
+    """The pending ``version`` with its toolchain recorded and, where its runtime builds,
+    built (or its earlier build found); rejected if the build fails. ``CodeUnavailable``
+    (``RuntimeUnavailable``) if this worker lacks the runtime or the sources, ``SandboxUnsafe``
+    if its sandbox cannot run untrusted code (a build is untrusted code)."""
+    sandbox = safe_sandbox()
+    status = version_runtime_status(version)
+    toolchain = "\n".join(status.versions)
+    pending = BotVersion.objects.filter(id=version.pk, status=BotVersion.Status.PENDING)
+    if not status.runtime.built:
+        pending.update(toolchain=toolchain)
+        return BotVersion.objects.get(id=version.pk)
+    key = build_key(version.content_hash, status)
+    earlier = (
+        BotVersion.objects.filter(build_key=key)
+        .exclude(Q(build_hash="") | Q(id=version.pk))
+        .values_list("build_hash", "build_log")
+        .first()
+    )
+    if earlier is not None:
+        build_hash, log = earlier
+    else:
+        result = build_in_sandbox(
+            sandbox, status.runtime, version_sources_dir(version), build_limits()
+        )
+        if result.code is None:
+            pending.update(
+                status=BotVersion.Status.REJECTED,
+                status_reason=f"the build failed:\n{first_error(result.log)}",
+                build_log=result.log,
+                build_key=key,
+                toolchain=toolchain,
+                checked_at=timezone.now(),
+            )
+            return BotVersion.objects.get(id=version.pk)
+        code_publish(result.code)
+        code_cache_put(result.code)
+        build_hash, log = result.code.content_hash, result.log
+    pending.update(build_hash=build_hash, build_key=key, build_log=log, toolchain=toolchain)
+    return BotVersion.objects.get(id=version.pk)
+
+
+def first_error(log: str) -> str:
+    """The lines of the log's first error (``file:line:col: error: ...`` and what follows
+    it), or its last lines where no line says error."""
+    lines = log.strip().splitlines()
+    for index, line in enumerate(lines):
+        if "error" in line.lower():
+            return "\n".join(lines[index : index + ERROR_LINES])
+    return "\n".join(lines[-ERROR_LINES:])
