@@ -140,7 +140,8 @@ register_runtime(
         requires=("bot.py",),
         expects="a bot.py, or a .zip with bot.py at its root",
         run=(SANDBOX_PYTHON, "-I", "-B", "bot.py"),
-        binds=("/usr/lib/python3/dist-packages",),
+        # Debian's BLAS and LAPACK are found through the alternatives' links.
+        binds=("/usr/lib/python3/dist-packages", "/etc/alternatives"),
         version_commands=(
             (SANDBOX_PYTHON, "--version"),
             (SANDBOX_PYTHON, "-c", "import numpy, scipy; print('numpy', numpy.__version__)"),
@@ -245,7 +246,6 @@ register_runtime(
         requires=("bot.js",),
         expects="a bot.js (other modules beside it), in a .zip or alone",
         run=("/usr/bin/node", "--max-old-space-size=256", "bot.js"),
-        binds=("/usr/bin/node",),
         version_commands=(("/usr/bin/node", "--version"),),
         packages=("nodejs",),
         address_space_limit=False,

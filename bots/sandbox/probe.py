@@ -154,10 +154,15 @@ class Sandbox:
         return runtime_statuses(self.interpreter, memory_cgroup=self.memory_cgroup)
 
     def runtime_program(self, runtime: Runtime) -> Program:
-        """How ``runtime`` runs a bot here."""
-        python = self.interpreter
-        argv = tuple(python if word == SANDBOX_PYTHON else word for word in runtime.run)
-        return Program(argv, runtime.binds, address_space=runtime.address_space_limit)
+        """How ``runtime`` runs a bot here: its program by its real path (``/usr/bin/java``
+        is a chain of links the sandbox does not hold), bound beside the row's folders."""
+        program, *args = runtime.run
+        if program == SANDBOX_PYTHON:
+            program = self.interpreter
+        elif not program.startswith("./"):
+            program = os.path.realpath(program)
+        binds = runtime.binds if program.startswith("./") else (*runtime.binds, program)
+        return Program((program, *args), binds, address_space=runtime.address_space_limit)
 
     def runtime_launcher(
         self, code_dir: Path, runtime: Runtime, limits: SandboxLimits | None = None

@@ -45,9 +45,10 @@ def alices_bot(alice):
     return Bot.objects.create(owner=alice, game="snag", name="alices-bot")
 
 
-def upload(client: APIClient, bot: Bot, name: str, data: bytes):
+def upload(client: APIClient, bot: Bot, name: str, data: bytes, runtime: str | None = None):
     file = SimpleUploadedFile(name, data, content_type="application/octet-stream")
-    return client.post(f"/api/bots/{bot.pk}/versions/", {"file": file}, format="multipart")
+    form = {"file": file} if runtime is None else {"file": file, "runtime": runtime}
+    return client.post(f"/api/bots/{bot.pk}/versions/", form, format="multipart")
 
 
 def upload_and_check(client: APIClient, bot: Bot, name: str, data: bytes, capture) -> dict:
