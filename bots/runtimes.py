@@ -177,7 +177,7 @@ register_runtime(
         requires=("*.cpp",),
         expects="one or more .cpp files at the root (headers beside them), in a .zip or alone",
         run=("./bot",),
-        build="g++ -std=c++20 -O2 -pipe -o bot *.cpp",
+        build="g++ -std=c++20 -O2 -o bot *.cpp",
         outputs=("bot",),
         version_commands=(("/usr/bin/g++", "--version"),),
         packages=("g++", "nlohmann-json3-dev"),

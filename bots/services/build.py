@@ -9,21 +9,16 @@ the compiler's first error, its whole (bounded) log kept for the owner.
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
-from ..builds import BuildLimits, build_in_sandbox, build_key
+from ..builds import build_in_sandbox, build_key
 from ..models import BotVersion
 from .code_cache import code_cache_put, code_publish
-from .launch import safe_sandbox, version_runtime_status, version_sources_dir
+from .launch import build_limits, safe_sandbox, version_runtime_status, version_sources_dir
 
 #: How many lines of the build's first error the rejection quotes.
 ERROR_LINES = 6
-
-
-def build_limits() -> BuildLimits:
-    return BuildLimits(**settings.BAIZE_BUILD_LIMITS)
 
 
 def version_build(version: BotVersion) -> BotVersion:

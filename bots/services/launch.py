@@ -14,12 +14,15 @@ from pathlib import Path
 
 from django.conf import settings
 
+from ..bot_code import read_code_folder, read_upload, zip_code
+from ..builds import BuildLimits, build_in_sandbox
 from ..models import BotVersion
 from ..referee import Limits
 from ..runner import BotLauncher, BuiltinLauncher
 from ..runtimes import DEFAULT_RUNTIME, RuntimeStatus, runtime_named
 from ..sandbox import Sandbox, SandboxConfig, SandboxLimits, SandboxUnsafe, probe_sandbox
-from .code_cache import CodeUnavailable, cached_code_dir
+from .code_cache import CodeUnavailable, cached_code_dir, code_cache_put
+from .upload import upload_limits, upload_runtime
 
 logger = logging.getLogger(__name__)
 
@@ -106,6 +109,11 @@ def server_limits() -> Limits:
     )
 
 
+def build_limits() -> BuildLimits:
+    """The limits of a build at upload (``BAIZE_BUILD_LIMITS``)."""
+    return BuildLimits(**settings.BAIZE_BUILD_LIMITS)
+
+
 def sandbox_limits(**overrides: int) -> SandboxLimits:
     """The limits from settings, with per-tournament ``overrides`` (``SandboxLimits`` fields)."""
     return SandboxLimits(**{**settings.BAIZE_SANDBOX_LIMITS, **overrides})
@@ -134,3 +142,56 @@ def current_sandbox() -> Sandbox:
     log = logger.info if sandbox.report.safe else logger.warning
     log("%s", sandbox.report.describe())
     return sandbox
+
+
+#: The runtime a local bot's file names, by its suffix (a folder: by the files it holds).
+RUNTIME_OF_SUFFIX = {
+    ".py": "python",
+    ".cpp": "cpp",
+    ".rs": "rust",
+    ".go": "go",
+    ".java": "java",
+    ".jar": "java",
+    ".js": "javascript",
+}
+
+
+def local_runtime(path: Path) -> str:
+    """The runtime a local bot file or folder is most likely written for."""
+    files = [path] if path.is_file() else [p for p in path.iterdir() if p.is_file()]
+    for file in sorted(files, key=lambda p: p.name != "bot.py"):
+        if file.suffix in RUNTIME_OF_SUFFIX:
+            return RUNTIME_OF_SUFFIX[file.suffix]
+    return "executable"
+
+
+def local_sandboxed_launcher(path: Path, runtime_name: str) -> BotLauncher:
+    """A local bot file or folder read, built and run in the sandbox exactly as an upload of
+    it would be: what the server refuses is refused here (``UploadRejected``), and a build
+    that fails raises ``BuildFailed`` with the compiler's log."""
+    sandbox = probed_sandbox()  # silent: the command says why it cannot run, once
+    if not sandbox.report.safe:
+        raise SandboxUnsafe(sandbox.report.reason)
+    runtime = upload_runtime(runtime_name)
+    if path.is_dir():
+        code = read_upload(
+            "bot.zip", zip_code(read_code_folder(path)), upload_limits(runtime), runtime
+        )
+    else:
+        code = read_upload(path.name, path.read_bytes(), upload_limits(runtime), runtime)
+    folder = code_cache_put(code)
+    status = sandbox.runtimes()[runtime.name]
+    if not status.available:
+        raise RuntimeUnavailable(f"the {runtime.name} runtime is not here: {status.missing}")
+    if runtime.built:
+        result = build_in_sandbox(sandbox, runtime, folder, build_limits())
+        if result.code is None:
+            raise BuildFailed(result.log)
+        folder = code_cache_put(result.code)
+    if runtime.name == DEFAULT_RUNTIME:
+        return sandbox.launcher(folder, limits=sandbox_limits())
+    return sandbox.runtime_launcher(folder, runtime, sandbox_limits())
+
+
+class BuildFailed(Exception):
+    """A local bot's build failed; the message is the build's log."""

@@ -43,16 +43,16 @@ def test_a_forfeit_is_printed_with_its_reason_and_the_bots_stderr():
 @pytest.mark.sandbox
 def test_bot_files_can_run_in_the_sandbox(sandbox):
     output = play("snag", str(ROOT / "examples" / "snag"), "random", "--sandbox", "--quiet")
-    assert "seat 0: sandbox:snag/bot.py" in output
+    assert "seat 0: sandbox:" in output and "/bot.py" in output
     assert "played" in output
 
 
 def test_an_unknown_bot_or_option_is_a_clear_error():
-    with pytest.raises(CommandError, match="neither a .py file"):
+    with pytest.raises(CommandError, match="neither a bot file or folder nor a built-in bot"):
         play("snag", "no_such_bot", "random")
     with pytest.raises(CommandError, match="NAME=VALUE"):
         play("snag", "random", "random", "--option", "target")
-    with pytest.raises(CommandError, match="no such bot file"):
+    with pytest.raises(CommandError, match="neither a bot file or folder"):
         play("snag", "missing.py", "random")
 
 
@@ -118,3 +118,22 @@ def test_a_time_thief_cannot_make_an_honest_bot_forfeit_on_time_in_play_sandbox(
     assert "seat 1 forfeits" not in output
     assert "played" in output
     assert len([line for line in output.splitlines() if line.startswith("  seat 1:")]) >= 30
+
+
+@pytest.mark.sandbox
+def test_play_builds_a_cpp_bot_in_the_sandbox_with_the_servers_build(sandbox, tmp_path):
+    source = tmp_path / "my_bot.cpp"
+    source.write_bytes((ROOT / "examples" / "starters" / "cpp" / "bot.cpp").read_bytes())
+    output = play("snag", str(source), "random", "--sandbox", "--quiet")
+    assert "seat 0: sandbox:" in output and "./bot" in output
+    assert "played" in output
+
+
+@pytest.mark.sandbox
+def test_play_refuses_what_an_upload_would_refuse(sandbox, tmp_path):
+    (tmp_path / "bot.py").write_text("def broken(:\n")
+    with pytest.raises(CommandError, match="the server would refuse .*bot.py line 1"):
+        play("snag", str(tmp_path), "random", "--sandbox")
+    (tmp_path / "bot.py").write_text("print('fine')\n")
+    with pytest.raises(CommandError, match="a cpp bot is built and run in the sandbox"):
+        play("snag", str(tmp_path), "random", "--runtime", "cpp")

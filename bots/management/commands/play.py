@@ -1,9 +1,12 @@
 """``manage.py play GAME BOT BOT``: a match between two local bots, printed as it is played.
 
-A bot is a Python file, a folder holding ``bot.py``, or the name of a built-in bot
-(``random``, ``heuristic``, or a strategy such as ``snag_heuristic``). The protocol and the
-time limits are the server's (settings); ``--sandbox`` runs the files in the sandbox too,
-where, as on the server, only the bot to move runs and a decision is charged CPU time.
+A bot is a file or a folder of any runtime (``bots.runtimes``: told by ``--runtime``, else
+guessed from its files), or the name of a built-in bot (``random``, ``heuristic``, or a
+strategy such as ``snag_heuristic``). The protocol and the time limits are the server's
+(settings). ``--sandbox`` reads, builds and runs the files exactly as an upload of them would
+be (what the server refuses is refused here), where, as on the server, only the bot to move
+runs and a decision is charged CPU time; without it only a Python file or folder runs, as a
+plain process.
 """
 
 from __future__ import annotations
@@ -15,9 +18,14 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from bots.bot_code import UploadRejected
 from bots.referee import Limits, MatchResult, referee_match
 from bots.runner import BotLauncher, BuiltinLauncher, ScriptLauncher
+from bots.runtimes import DEFAULT_RUNTIME, RUNTIMES
+from bots.sandbox import SandboxUnsafe
 from bots.services.bots import builtin_strategy_names
+from bots.services.code_cache import CodeUnavailable
+from bots.services.launch import BuildFailed, local_runtime, local_sandboxed_launcher
 from games.rules import get_game
 
 
@@ -40,6 +48,12 @@ class Command(BaseCommand):
         parser.add_argument("--decision-seconds", type=float, default=None)
         parser.add_argument("--time-bank", type=float, default=None, help="seconds per match")
         parser.add_argument("--sandbox", action="store_true", help="run bot files sandboxed")
+        parser.add_argument(
+            "--runtime",
+            choices=list(RUNTIMES),
+            default=None,
+            help="the runtime of the bot files (default: guessed from their suffixes)",
+        )
         parser.add_argument("--quiet", action="store_true", help="print only the result")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -48,7 +62,10 @@ class Command(BaseCommand):
             state = game.new_match(options["seed"], _match_options(options["option"]))
         except ValueError as error:
             raise CommandError(str(error)) from None
-        players = [self._launcher(game.id, spec, options["sandbox"]) for spec in options["bots"]]
+        players = [
+            self._launcher(game.id, spec, options["sandbox"], options["runtime"])
+            for spec in options["bots"]
+        ]
         limits = Limits(
             decision_seconds=options["decision_seconds"] or settings.BAIZE_DECISION_TIMEOUT,
             start_seconds=settings.BAIZE_BOT_START_TIMEOUT,
@@ -62,30 +79,30 @@ class Command(BaseCommand):
         result = referee_match(game, state, players, limits=limits, emit=self._print_event)
         self._print_result(result)
 
-    def _launcher(self, game_id: str, spec: str, sandboxed: bool) -> BotLauncher:
+    def _launcher(
+        self, game_id: str, spec: str, sandboxed: bool, runtime: str | None
+    ) -> BotLauncher:
         path = Path(spec)
-        if path.is_dir():
-            path = path / "bot.py"
-        if path.suffix == ".py":
-            if not path.is_file():
-                raise CommandError(f"no such bot file: {path}")
+        if path.exists():
+            runtime = runtime or local_runtime(path)
             if sandboxed:
-                from bots.services.launch import probed_sandbox
-
-                # Only the reason is printed: the probe's whole report is `manage.py sandbox`.
-                sandbox = probed_sandbox()
-                if not sandbox.report.safe:
-                    raise CommandError(f"--sandbox cannot run here: {sandbox.report.reason}")
-                return sandbox.launcher(path.resolve().parent, script=path.name)
-            return ScriptLauncher(path)
+                return _sandboxed(path, runtime)
+            if runtime != DEFAULT_RUNTIME:
+                raise CommandError(
+                    f"a {runtime} bot is built and run in the sandbox, as on the server:"
+                    " add --sandbox"
+                )
+            script = path / "bot.py" if path.is_dir() else path
+            if not script.is_file() or script.suffix != ".py":
+                raise CommandError(f"no Python bot at {path} (a .py file, or a folder with bot.py)")
+            return ScriptLauncher(script)
         strategy = builtin_strategy_names(game_id).get(spec, spec)
         try:
             return BuiltinLauncher(strategy)
         except ValueError:
             known = sorted(builtin_strategy_names(game_id))
             raise CommandError(
-                f"{spec!r} is neither a .py file, a folder with bot.py, nor a built-in bot "
-                f"({', '.join(known)})"
+                f"{spec!r} is neither a bot file or folder nor a built-in bot ({', '.join(known)})"
             ) from None
 
     def _print_event(self, kind: str, payload: dict[str, Any]) -> None:
@@ -110,6 +127,21 @@ class Command(BaseCommand):
             f"{result.reason.value}, {result.decisions} decisions, "
             f"time bank left {[round(left, 3) for left in result.time_bank_left]}"
         )
+
+
+def _sandboxed(path: Path, runtime: str) -> BotLauncher:
+    """The bot at ``path`` as the server would take, build and run it."""
+    try:
+        return local_sandboxed_launcher(path, runtime)
+    except SandboxUnsafe as error:
+        # Only the reason is printed: the probe's whole report is `manage.py sandbox`.
+        raise CommandError(f"--sandbox cannot run here: {error}") from None
+    except UploadRejected as error:
+        raise CommandError(f"the server would refuse {path}: {error}") from None
+    except CodeUnavailable as error:  # the runtime is missing here
+        raise CommandError(str(error)) from None
+    except BuildFailed as error:
+        raise CommandError(f"the build of {path} failed:\n{error}") from None
 
 
 def _match_options(pairs: list[str]) -> dict[str, Any]:
