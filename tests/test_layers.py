@@ -311,6 +311,95 @@ def test_the_per_app_write_check_refuses_an_outsider_and_lets_the_writers_be(tmp
             assert outside_writes(other, [inside], tmp_path) == seen
 
 
+#: The bots app's Django-free core, as ``games/rules`` is: it runs a bot and referees its
+#: matches, and knows nothing of rows, settings or tasks (the settings reach it as arguments,
+#: from ``bots.services.launch``). Modules, or packages ending in "/".
+BOTS_CORE = ["bots/runner.py", "bots/referee.py", "bots/protocol.py", "bots/series.py"]
+BOTS_CORE_PACKAGES = ["bots/sandbox/"]
+#: What the core may import of the project besides itself: the rules and the event log.
+BOTS_CORE_MAY_IMPORT = ("games.rules", "games.events")
+#: The frameworks the core stays out of.
+FRAMEWORKS = {"django", "celery", "rest_framework", "drf_spectacular"}
+
+
+def module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_modules_resolved(path: Path, root: Path = ROOT) -> set[str]:
+    """Every module ``path`` imports, anywhere in it, relative imports made absolute; for
+    ``from package import name``, both ``package`` and ``package.name`` (a submodule or not)."""
+    package = module_name(path, root).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            names.add(module)
+            names.update(f"{module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def bots_core_files(root: Path = ROOT) -> list[Path]:
+    return [root / module for module in BOTS_CORE] + [
+        path for package in BOTS_CORE_PACKAGES for path in sorted((root / package).rglob("*.py"))
+    ]
+
+
+def bots_core_offences(files: list[Path], root: Path = ROOT) -> set[str]:
+    """The imports of ``files`` that leave the core: a framework, or a module of the project
+    that is neither in the core nor one it may import (bots' models, services, tasks...)."""
+    core = tuple(module_name(path) for path in bots_core_files())
+    allowed = (*core, *BOTS_CORE_MAY_IMPORT)
+    offending = set()
+    for path in files:
+        for name in imported_modules_resolved(path, root):
+            top = name.split(".")[0]
+            # ``from . import x`` in bots/ names the package ``bots`` itself: harmless.
+            inside = name in {"bots", *allowed} or name.startswith(tuple(f"{m}." for m in allowed))
+            if top in FRAMEWORKS or (top in PACKAGES and not inside):
+                offending.add(f"{path.relative_to(root)}: {name}")
+    return offending
+
+
+def test_the_bots_core_imports_no_django_and_none_of_bots_django_modules():
+    files = bots_core_files()
+    assert all(path.is_file() for path in files) and len(files) > len(BOTS_CORE)
+    assert bots_core_offences(files) == set()
+
+
+def test_the_bots_core_check_sees_django_and_bots_django_modules(tmp_path):
+    """The core check itself: a lazy settings import, a relative import of bots' models or
+    services from inside the sandbox package, each is refused; the core's own are not."""
+    folder = tmp_path / "bots" / "sandbox"
+    folder.mkdir(parents=True)
+    outsider = folder / "outsider.py"
+    outsider.write_text(
+        "from ..runner import LaunchSpec\n"
+        "from .slots import acquire_slot\n"
+        "from games.rules import Game\n"
+        "from ..models import BotVersion\n"
+        "from ..services.launch import sandbox_config\n"
+        "from .. import tasks\n"
+        "def limits():\n"
+        "    from django.conf import settings\n"
+    )
+    assert bots_core_offences([outsider], tmp_path) == {
+        "bots/sandbox/outsider.py: bots.models",
+        "bots/sandbox/outsider.py: bots.models.BotVersion",
+        "bots/sandbox/outsider.py: bots.services.launch",
+        "bots/sandbox/outsider.py: bots.services.launch.sandbox_config",
+        "bots/sandbox/outsider.py: bots.tasks",
+        "bots/sandbox/outsider.py: django.conf",
+        "bots/sandbox/outsider.py: django.conf.settings",
+    }
+
+
 def test_no_module_loads_another_by_a_name_computed_at_run_time():
     by_name = set()
     for path in project_files():
