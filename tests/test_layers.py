@@ -314,10 +314,19 @@ def test_the_per_app_write_check_refuses_an_outsider_and_lets_the_writers_be(tmp
 #: The bots app's Django-free core, as ``games/rules`` is: it runs a bot and referees its
 #: matches, and knows nothing of rows, settings or tasks (the settings reach it as arguments,
 #: from ``bots.services.launch``). Modules, or packages ending in "/".
-BOTS_CORE = ["bots/runner.py", "bots/referee.py", "bots/protocol.py", "bots/series.py"]
+BOTS_CORE = [
+    "bots/runner.py",
+    "bots/referee.py",
+    "bots/protocol.py",
+    "bots/series.py",
+    "bots/runtimes.py",
+    "bots/builds.py",
+    "bots/bot_code.py",
+]
 BOTS_CORE_PACKAGES = ["bots/sandbox/"]
-#: What the core may import of the project besides itself: the rules and the event log.
-BOTS_CORE_MAY_IMPORT = ("games.rules", "games.events")
+#: What the core may import of the project besides itself: the rules, the event log and the
+#: refusals every layer raises.
+BOTS_CORE_MAY_IMPORT = ("games.rules", "games.events", "errors")
 #: The frameworks the core stays out of.
 FRAMEWORKS = {"django", "celery", "rest_framework", "drf_spectacular"}
 
