@@ -104,6 +104,8 @@ def test_each_starter_kit_builds_is_ready_and_plays_recording_its_runtime(
     )
     shown = client_for(None).get(f"/api/matches/{match.pk}/").json()
     assert shown["seats"][0]["runtime"] == runtime
+    page = client_for(None).get(f"/matches/{match.pk}/").content.decode()
+    assert f"<strong title=\"{version.toolchain}\">{runtime}</strong>" in page
     assert stray_sandbox_processes() == []
 
 
