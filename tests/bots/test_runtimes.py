@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from django.utils.html import escape
 
 from bots.bot_code import BotCode, read_code_folder, zip_code
 from bots.models import Bot, BotVersion
@@ -105,7 +106,7 @@ def test_each_starter_kit_builds_is_ready_and_plays_recording_its_runtime(
     shown = client_for(None).get(f"/api/matches/{match.pk}/").json()
     assert shown["seats"][0]["runtime"] == runtime
     page = client_for(None).get(f"/matches/{match.pk}/").content.decode()
-    assert f"<strong title=\"{version.toolchain}\">{runtime}</strong>" in page
+    assert f"<strong title=\"{escape(version.toolchain)}\">{runtime}</strong>" in page
     assert stray_sandbox_processes() == []
 
 
