@@ -7,10 +7,15 @@ FROM python:3.11-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 # The sandbox's layers (manage.py sandbox): bubblewrap for the namespaces, util-linux for
 # setpriv and prlimit, Debian's own /usr/bin/python3, which the bots run with, and its
-# binding of libseccomp, which builds the seccomp filter (bots/sandbox/seccomp.py).
-RUN apt-get update \
+# binding of libseccomp, which builds the seccomp filter (bots/sandbox/seccomp.py). Then the
+# toolchains of the bot runtimes (bots/runtimes.py; the Makefile's RUNTIME_PACKAGES): numpy
+# and scipy, PyPy, g++ and nlohmann-json, rustc, Go, OpenJDK 17, Node.js. The JDK's scripts
+# expect man folders the slim image leaves out.
+RUN mkdir -p /usr/share/man/man1 \
+    && apt-get update \
     && apt-get install -y --no-install-recommends bubblewrap util-linux python3 \
-        python3-seccomp \
+        python3-seccomp python3-numpy python3-scipy pypy3 g++ libc6-dev nlohmann-json3-dev \
+        rustc golang-go openjdk-17-jdk-headless nodejs \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY pyproject.toml README.md ./

@@ -8,13 +8,16 @@ It brings up docker-compose.yml plus deploy/check.compose.yml under a project na
 own: web, beat, PostgreSQL, Redis and two workers that share nothing but PostgreSQL and
 Redis (no volume; each its own sandbox uid range), as if on two hosts. Then it signs up,
 uploads a bot, waits for its check (by a worker that has never seen the code) and for the
-ladder to play it, runs a small round robin, kills the worker container playing one of its
-matches, and checks the tournament finishes with every match logged exactly once. It
-removes its containers, volumes, network and image at the end, passed or failed.
+ladder to play it, uploads the C++ and Java starter kits (built and checked in a worker's
+sandbox, then played on the ladder), runs a small round robin, kills the worker container
+playing one of its matches, and checks the tournament finishes with every match logged
+exactly once. It removes its containers, volumes, network and image at the end, passed or
+failed.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import secrets
@@ -26,6 +29,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,13 +115,16 @@ class Deployment:
     def api(self, method: str, path: str, body: object = None, token: str = "") -> dict:
         headers = {"Authorization": f"Token {token}"} if token else {}
         data = None
-        if isinstance(body, tuple):  # (filename, bytes): a multipart upload as "file"
+        if isinstance(body, tuple):  # (filename, bytes[, runtime]): a multipart upload
             boundary = uuid.uuid4().hex
             headers["Content-Type"] = f"multipart/form-data; boundary={boundary}"
+            runtime = body[2] if len(body) > 2 else "python"
             data = (
                 (
+                    f'--{boundary}\r\nContent-Disposition: form-data; name="runtime"\r\n\r\n'
+                    f"{runtime}\r\n"
                     f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
-                    f'filename="{body[0]}"\r\nContent-Type: text/x-python\r\n\r\n'
+                    f'filename="{body[0]}"\r\nContent-Type: application/octet-stream\r\n\r\n'
                 ).encode()
                 + body[1]
                 + f"\r\n--{boundary}--\r\n".encode()
@@ -197,6 +204,8 @@ def check(deployment: Deployment) -> None:
         cached = deployment.run("exec", "-T", service, "ls", "/app/var/bots", quiet=True).split()
         say(f"{host} has the upload in its local cache: {version['content_hash'] in cached}")
 
+    play_native_bots(deployment, token)
+
     tournament = deployment.django(TOURNAMENT_START % {"version": version["id"]})
     say(f"round robin {tournament['id']} started: {tournament['matches']} matches in round 1")
     victim = wait_for(
@@ -230,6 +239,52 @@ def check(deployment: Deployment) -> None:
         f"{problems['replaced']} replaced after its worker died, by "
         f"{', '.join(problems['played_by'])}"
     )
+
+
+def play_native_bots(deployment: Deployment, token: str) -> None:
+    """The C++ and Java starter kits, uploaded, built and checked by a worker in the sandbox
+    (its check plays ladder sets against a built-in bot), then played on the ladder."""
+    starters = ROOT / "examples" / "starters"
+    uploads = {
+        "cpp": ("bot.cpp", (starters / "cpp" / "bot.cpp").read_bytes()),
+        "java": ("kit.zip", zipped(starters / "java")),
+    }
+    versions = {}
+    for runtime, (name, data) in uploads.items():
+        bot = deployment.api(
+            "POST", "/api/bots/", {"game": "snag", "name": f"{runtime}-kit"}, token
+        )
+        version = deployment.api(
+            "POST", f"/api/bots/{bot['id']}/versions/", (name, data, runtime), token
+        )
+        versions[runtime] = (f"/api/bots/{bot['id']}/versions/{version['number']}/", version)
+    for runtime, (path, version) in versions.items():
+
+        def checked(path: str = path):
+            body = deployment.api("GET", path, token=token)
+            return body if body["status"] != "pending" else None
+
+        verdict = wait_for(f"the {runtime} upload's build and check", checked, 600)
+        if verdict["status"] != "ready":
+            raise CheckFailed(
+                f"the {runtime} upload was {verdict['status']}: {verdict['status_reason']}"
+                f"\n{verdict['build_log'][-2000:]}"
+            )
+        say(f"the {runtime} upload was built and checked: ready ({verdict['toolchain']})")
+        played = wait_for(
+            f"a ladder match of the {runtime} upload",
+            lambda version=version: deployment.django(LADDER_PLAYED % {"version": version["id"]}),
+            600,
+        )
+        say(f"the ladder played the {runtime} bot: match {played['match']} by {played['worker']}")
+
+
+def zipped(folder: Path) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in sorted(folder.iterdir()):
+            archive.write(path, path.name)
+    return buffer.getvalue()
 
 
 #: Snippets run in the web container's Django shell; each prints one JSON line.
