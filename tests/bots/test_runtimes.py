@@ -13,8 +13,9 @@ from django.utils.html import escape
 
 from bots.bot_code import BotCode, read_code_folder, zip_code
 from bots.models import Bot, BotVersion
-from bots.runtimes import RUNTIMES, STARTERS_DIR
+from bots.runtimes import RUNTIMES, STARTERS_DIR, RuntimeStatus
 from bots.services.bots import builtin_bots_sync
+from bots.services.code_cache import CodeUnavailable
 from matches.models import Match, MatchEvent
 from matches.play import MatchLimits, match_play
 from matches.services import match_create, match_seats_create
@@ -106,7 +107,7 @@ def test_each_starter_kit_builds_is_ready_and_plays_recording_its_runtime(
     shown = client_for(None).get(f"/api/matches/{match.pk}/").json()
     assert shown["seats"][0]["runtime"] == runtime
     page = client_for(None).get(f"/matches/{match.pk}/").content.decode()
-    assert f"<strong title=\"{escape(version.toolchain)}\">{runtime}</strong>" in page
+    assert f'<strong title="{escape(version.toolchain)}">{runtime}</strong>' in page
     assert stray_sandbox_processes() == []
 
 
@@ -208,3 +209,22 @@ def test_an_executable_bit_in_a_zip_is_kept_where_the_bot_runs_it(
     )
     body = upload_kit(client_for(alice), bot, "python", zip_code(code), capture)
     assert body["status"] == "ready", body["status_reason"]
+
+
+def test_a_worker_without_the_runtime_leaves_the_match_pending_for_one_that_has_it(
+    bot, alice, sandbox, code_store, capture, tmp_path, monkeypatch
+):
+    body = upload_kit(
+        client_for(alice), bot, "javascript", kit_zip("javascript", tmp_path), capture
+    )
+    version = BotVersion.objects.get(bot=bot, number=body["number"])
+    statuses = dict(sandbox.runtimes())
+    statuses["javascript"] = RuntimeStatus(RUNTIMES["javascript"], "/usr/bin/node not found", ())
+    monkeypatch.setattr(type(sandbox), "runtimes", lambda self: statuses)
+    match = match_create(game_id="snag", seed=12, options={})
+    match_seats_create(match=match, versions=[version, builtin_bots_sync(game_id="snag")[0]])
+
+    with pytest.raises(CodeUnavailable, match="the javascript runtime is not on this worker"):
+        match_play(match_id=match.pk)
+    assert Match.objects.get(pk=match.pk).status == Match.Status.PENDING
+    assert not MatchEvent.objects.filter(match=match).exists()
