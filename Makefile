@@ -9,7 +9,7 @@ PORT ?= 8000
 # The demo, bench and local server run on the embedded default, where debugging is fine.
 LOCAL := DEBUG=$${DEBUG:-1}
 
-.PHONY: demo test test-fast bench strength lint format serve clean browser-deps load-deps sandbox-deps runtime-deps \
+.PHONY: demo test test-fast bench strength lint format serve worker worker-only beat clean browser-deps load-deps sandbox-deps runtime-deps \
 	deploy-check
 
 $(STAMP): pyproject.toml
@@ -99,6 +99,20 @@ serve: $(STAMP)
 	$(LOCAL) $(PY) manage.py migrate --no-input -v 0
 	$(LOCAL) $(PY) manage.py builtin_bots -v 0
 	$(LOCAL) $(PY) manage.py runserver 127.0.0.1:$(PORT)
+
+# Celery beside `make serve`, with its settings: a worker with the beat inside (one host), or
+# workers and one beat apart. CELERY_BROKER_URL must point at the broker (README).
+worker: $(STAMP)
+	$(LOCAL) $(PY) manage.py migrate --no-input -v 0
+	$(LOCAL) $(VENV)/bin/celery -A config worker -B -l info
+
+worker-only: $(STAMP)
+	$(LOCAL) $(PY) manage.py migrate --no-input -v 0
+	$(LOCAL) $(VENV)/bin/celery -A config worker -l info
+
+beat: $(STAMP)
+	$(LOCAL) $(PY) manage.py migrate --no-input -v 0
+	$(LOCAL) $(VENV)/bin/celery -A config beat -l info
 
 # The deployment built and run for real: image, two workers sharing only PostgreSQL and Redis,
 # an upload checked and played, a tournament surviving a killed worker (deploy/check.py).

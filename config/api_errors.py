@@ -11,6 +11,7 @@ from django.core.exceptions import (
     TooManyFilesSent,
 )
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.db import OperationalError
 from django.http import Http404
 from rest_framework import exceptions
 from rest_framework.response import Response
@@ -21,9 +22,19 @@ from errors import DomainError
 _BODY_OVER_DJANGO_LIMITS = (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent)
 
 
+def _database_busy(exc: OperationalError) -> bool:
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, DomainError):
         return Response({"error": exc.code, "detail": exc.detail}, status=exc.status)
+    if isinstance(exc, OperationalError) and _database_busy(exc):
+        # SQLite beside a worker, still locked after its timeout: try again, nothing changed.
+        detail = f"the database is busy, try again in a moment ({exc})"
+        return Response(
+            {"error": "busy", "detail": detail}, status=503, headers={"Retry-After": "5"}
+        )
     if isinstance(exc, (Http404, ObjectDoesNotExist)):
         exc = exceptions.NotFound(str(exc) or None)
     elif isinstance(exc, DjangoPermissionDenied):

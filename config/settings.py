@@ -106,8 +106,10 @@ if DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3" and env_str(
 ):
     DATABASES["default"]["TEST"] = {"NAME": env_str("DATABASE_TEST_NAME", "")}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # Celery threads and the web server share the file: wait for the lock, don't fail.
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
+    # A worker and the web server share the file: wait for the lock, don't fail. A write
+    # transaction takes the lock when it begins (IMMEDIATE), so the wait applies to it: a
+    # deferred one that reads first and then writes is refused at once while another writes.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(timeout=30, transaction_mode="IMMEDIATE")
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LANGUAGE_CODE = "en-us"
