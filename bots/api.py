@@ -14,7 +14,7 @@ from django.core.files.uploadhandler import FileUploadHandler, StopUpload
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import generics, status
 from rest_framework.exceptions import (
     AuthenticationFailed,
@@ -95,11 +95,14 @@ class TokenApi(APIView):
         return Response(AccountSerializer(body).data)
 
 
-@extend_schema(
-    parameters=[
-        OpenApiParameter("game", str, description="Only bots of this game id."),
-        OpenApiParameter("owner", str, description="Only bots of this username."),
-    ]
+@extend_schema_view(
+    # The filters are the list's: POST takes none.
+    get=extend_schema(
+        parameters=[
+            OpenApiParameter("game", str, description="Only bots of this game id."),
+            OpenApiParameter("owner", str, description="Only bots of this username."),
+        ]
+    )
 )
 class BotListApi(generics.ListAPIView):
     serializer_class = BotSerializer

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import generics, status
 from rest_framework.exceptions import NotAuthenticated
 from rest_framework.request import Request
@@ -114,8 +114,13 @@ def _test_view(tournament: Tournament, *, with_sets: bool = False) -> dict[str, 
     return {**_author_view(tournament, with_sets=with_sets), "sprt": sprt}
 
 
-@extend_schema(
-    parameters=[OpenApiParameter("mine", str, enum=["true", "false"], description="Only yours.")]
+@extend_schema_view(
+    # The filters are the list's: POST takes none.
+    get=extend_schema(
+        parameters=[
+            OpenApiParameter("mine", str, enum=["true", "false"], description="Only yours.")
+        ]
+    )
 )
 class ChallengeListApi(generics.ListAPIView):
     """Challenges, newest first; an author asks for one with ``POST``."""
@@ -157,8 +162,13 @@ class ChallengeDetailApi(APIView):
         return Response(ChallengeDetailSerializer(_author_view(challenge, with_sets=True)).data)
 
 
-@extend_schema(
-    parameters=[OpenApiParameter("mine", str, enum=["true", "false"], description="Only yours.")]
+@extend_schema_view(
+    # The filters are the list's: POST takes none.
+    get=extend_schema(
+        parameters=[
+            OpenApiParameter("mine", str, enum=["true", "false"], description="Only yours.")
+        ]
+    )
 )
 class VersionTestListApi(generics.ListAPIView):
     """Version tests, newest first; an author starts one with ``POST``."""

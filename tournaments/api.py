@@ -12,7 +12,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.http import Http404, HttpResponse, HttpResponseBase, HttpResponseNotModified
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import generics, status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.renderers import JSONRenderer
@@ -53,27 +53,30 @@ def _tournament(pk: int) -> Tournament:
     return get_object_or_404(Tournament, pk=pk)
 
 
-@extend_schema(
-    parameters=[
-        OpenApiParameter("game", str, description="Only tournaments of this game id."),
-        OpenApiParameter("status", str, enum=Tournament.Status.values),
-        OpenApiParameter(
-            "tournament_format",
-            str,
-            enum=format_names(),
-            description="Only this format (``format`` itself picks the response renderer).",
-        ),
-        OpenApiParameter(
-            "kind",
-            str,
-            enum=[*kinds(), ALL_KINDS],
-            description=(
-                "``organised`` (an organiser's tournaments), the ladder's runs, authors' "
-                "challenges or version tests, or ``all``. Default ``organised``, unless "
-                "``tournament_format`` names a format: then that format's kind."
+@extend_schema_view(
+    # The filters are the list's: POST takes none.
+    get=extend_schema(
+        parameters=[
+            OpenApiParameter("game", str, description="Only tournaments of this game id."),
+            OpenApiParameter("status", str, enum=Tournament.Status.values),
+            OpenApiParameter(
+                "tournament_format",
+                str,
+                enum=format_names(),
+                description="Only this format (``format`` itself picks the response renderer).",
             ),
-        ),
-    ]
+            OpenApiParameter(
+                "kind",
+                str,
+                enum=[*kinds(), ALL_KINDS],
+                description=(
+                    "``organised`` (an organiser's tournaments), the ladder's runs, authors' "
+                    "challenges or version tests, or ``all``. Default ``organised``, unless "
+                    "``tournament_format`` names a format: then that format's kind."
+                ),
+            ),
+        ]
+    )
 )
 class TournamentListApi(generics.ListAPIView):
     """Tournaments, newest first: by default only organised ones (``kind`` for the others);

@@ -152,3 +152,16 @@ def test_the_schema_says_uploads_are_binary_errors_have_one_shape_and_who_may_ca
     assert {} not in paths["/api/bots/"]["post"]["security"], "creating a bot needs a login"
     stderr = paths["/api/matches/{id}/seats/{seat}/stderr/"]["get"]
     assert {} not in stderr["security"], "a bot's stderr needs a login"
+
+
+def test_the_schema_lists_filters_only_on_the_operations_that_take_them(client):
+    paths = client.get("/api/schema/?format=json").json()["paths"]
+    writes_with_query = {
+        (method, path): [p["name"] for p in operation.get("parameters", []) if p["in"] == "query"]
+        for path, operations in paths.items()
+        for method, operation in operations.items()
+        if method in {"post", "put", "patch", "delete"}
+    }
+    assert {key: names for key, names in writes_with_query.items() if names} == {}
+    listed = [p["name"] for p in paths["/api/bots/"]["get"]["parameters"]]
+    assert {"game", "owner"} <= set(listed)
