@@ -31,7 +31,8 @@ from .sandbox.probe import Sandbox
 #: What a build log keeps: its head, where the first error is, and its tail.
 LOG_HEAD_BYTES = 48 << 10
 LOG_TAIL_BYTES = 16 << 10
-#: What the wall clock allows beyond the CPU limit (linking waits on the disk, too).
+#: What the wall clock allows beyond twice the CPU limit (a busy host shares its CPUs, and
+#: linking waits on the disk).
 WALL_SLACK_SECONDS = 30
 
 
@@ -115,7 +116,7 @@ def build_in_sandbox(
 
 
 def _wall(limits: BuildLimits) -> int:
-    return limits.cpu_seconds + WALL_SLACK_SECONDS
+    return 2 * limits.cpu_seconds + WALL_SLACK_SECONDS
 
 
 def _exit(returncode: int) -> str:
