@@ -44,7 +44,7 @@ load-deps:
 # The sandbox of uploaded bots: bubblewrap, util-linux (setpriv, prlimit), Debian's own
 # python3 (outside any home folder, so the bots' uids can run it) and its binding of
 # libseccomp (the seccomp filter); gcc and libc6-dev for the tests of native code in it.
-sandbox-deps:
+sandbox-deps: runtime-deps
 	@command -v bwrap >/dev/null && command -v setpriv >/dev/null && test -x /usr/bin/python3 \
 		&& /usr/bin/python3 -c 'import seccomp' 2>/dev/null && command -v gcc >/dev/null \
 		&& test -e /usr/include/stdio.h \
