@@ -162,12 +162,38 @@ def _own_cgroups() -> tuple[int, dict[str, Path]] | None:
             return None
         folder = CGROUP_MOUNT / path.lstrip("/")
         return 2, dict.fromkeys(CONTROLLERS, folder)
+    mounts = _v1_mounts()
     bases = {}
     for _, names, path in lines:
         for controller in CONTROLLERS:
-            if controller in names.split(","):
-                bases[controller] = CGROUP_MOUNT / controller / path.lstrip("/")
+            if controller in names.split(",") and controller in mounts:
+                bases[controller] = _v1_folder(mounts[controller], path)
     return (1, bases) if bases else None
+
+
+def _v1_mounts() -> dict[str, tuple[str, Path]]:
+    """Each v1 controller's mount: the folder of its hierarchy the mount shows, and where.
+    On a host that is ``/`` at ``/sys/fs/cgroup/memory``; in a container, the container's
+    own cgroup (``/docker/<id>``) at the same place."""
+    mounts = {}
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        fields, _, tail = line.partition(" - ")
+        kind, _, options = tail.split(" ", 2)
+        if kind != "cgroup":
+            continue
+        root, mount_point = fields.split()[3:5]
+        for controller in CONTROLLERS:
+            if controller in options.split(","):
+                mounts[controller] = (root, Path(mount_point))
+    return mounts
+
+
+def _v1_folder(mount: tuple[str, Path], own: str) -> Path:
+    """Where this process's cgroup ``own`` is under the controller's mount."""
+    root, mount_point = mount
+    if root != "/" and (own == root or own.startswith(root.rstrip("/") + "/")):
+        own = own[len(root) :]
+    return mount_point / own.lstrip("/")
 
 
 def _why(error: OSError) -> str:
