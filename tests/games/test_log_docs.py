@@ -167,8 +167,8 @@ def test_the_documented_reference_deck_and_shuffle_are_the_codes(game_id):
 def test_a_finished_tournaments_seeds_and_shuffles_follow_the_page(played_tournament, logs):
     api = APIClient()
     tournament = api.get(f"/api/tournaments/{played_tournament.pk}/").json()
-    seed = tournament["seed"]
-    assert hashlib.sha256(seed.encode()).hexdigest() == tournament["seed_sha256"]
+    seed = tournament["secret"]
+    assert hashlib.sha256(seed.encode()).hexdigest() == tournament["secret_sha256"]
     pairings = api.get(f"/api/tournaments/{played_tournament.pk}/pairings/?limit=100").json()
     set_seeds = {
         s["seed"]
