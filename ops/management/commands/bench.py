@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
@@ -30,6 +30,9 @@ from ops import game_benchmarks as game_bench
 from ops import match_benchmarks as match_bench
 from ops import page_benchmarks as page_bench
 from ops.bot_benchmarks import MatchBots
+
+if TYPE_CHECKING:
+    from bots.sandbox import Sandbox
 
 COLUMNS = ("what", "median", "unit", "floor", "floor is", "× floor", "target", "met")
 
@@ -386,7 +389,7 @@ def _sandbox_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
 NATIVE_SERIES_TARGET = 3
 
 
-def _cpp_starter_build(sandbox: Any, console: Console) -> Path | None:
+def _cpp_starter_build(sandbox: Sandbox, console: Console) -> Path | None:
     """The C++ starter, built once in the sandbox for the native rows; ``None`` (the rows
     left out, and said why) where the ``cpp`` runtime is missing or the build fails."""
     status = sandbox.runtimes()["cpp"]
