@@ -21,6 +21,8 @@ from pathlib import Path
 from time import perf_counter, perf_counter_ns
 from typing import Any
 
+from bots.bot_code import store_code
+from bots.builds import BuildLimits, build_in_sandbox
 from bots.builtin.strategies import load as load_strategy
 from bots.protocol import decide_message, encode, start_message
 from bots.referee import Limits, MatchResult, Player, StrategyPlayer, referee_match
@@ -32,6 +34,7 @@ from bots.runner import (
     LaunchSpec,
     pinned_to_cpu,
 )
+from bots.runtimes import runtime_named
 from bots.sandbox import Sandbox
 from bots.series import Series
 from games.rules import get_game
@@ -145,13 +148,18 @@ class MatchBots(enum.Enum):
     PLAIN = "plain"
     #: The same built-in bots inside the sandbox.
     SANDBOXED = "sandboxed"
+    #: Two C++ starter bots (``examples/starters/cpp``), built in the sandbox, played in it:
+    #: random against random, natively. Their built folder is ``native`` (``build_cpp_starter``).
+    NATIVE = "sandboxed C++ starter"
 
 
 #: The benchmark pairing; the in-process floor plays random against random (STRATEGIES[1]).
 STRATEGIES = ("snag_heuristic", "random")
 
 
-def benchmark_players(bots: MatchBots, seed: int, sandbox: Sandbox | None = None) -> list[Player]:
+def benchmark_players(
+    bots: MatchBots, seed: int, sandbox: Sandbox | None = None, native: Path | None = None
+) -> list[Player]:
     if bots is MatchBots.IN_PROCESS:
         choose = load_strategy(STRATEGIES[1])
         return [StrategyPlayer(choose, seed), StrategyPlayer(choose, seed + 1)]
@@ -159,6 +167,11 @@ def benchmark_players(bots: MatchBots, seed: int, sandbox: Sandbox | None = None
         return [BuiltinLauncher(name, seed) for name in STRATEGIES]
     if sandbox is None:
         raise ValueError("sandboxed benchmark bots need a sandbox")
+    if bots is MatchBots.NATIVE:
+        if native is None:
+            raise ValueError("the C++ starter bots need their build (build_cpp_starter)")
+        # The starter reseeds at each start from its place in the series, not from ``seed``.
+        return [cpp_starter_launcher(sandbox, native) for _ in range(2)]
     return [_sandboxed_builtin(sandbox, name, seed) for name in STRATEGIES]
 
 
@@ -217,12 +230,12 @@ MINIMAL_BOT = (
 )
 
 
-def _bench_code_dir(sandbox: Sandbox, name: str, program: str) -> Path:
-    """A folder holding ``program`` as ``bot.py``, readable by the sandbox's uids."""
+def _bench_code_dir(sandbox: Sandbox, name: str, program: str, file: str = "bot.py") -> Path:
+    """A folder holding ``program`` as ``file``, readable by the sandbox's uids."""
     folder = sandbox.config.state_dir / f"bench-{name}"
     folder.mkdir(parents=True, exist_ok=True)
     folder.chmod(0o755)
-    script = folder / "bot.py"
+    script = folder / file
     script.write_text(program)
     script.chmod(0o644)
     return folder
@@ -265,6 +278,27 @@ def minimal_bot_startup_ms(
     }
 
 
+#: The C++ starter kit, built and played as an upload of it is (``bots.runtimes``' ``cpp`` row).
+CPP_STARTER = Path(__file__).resolve().parents[1] / "examples" / "starters" / "cpp" / "bot.cpp"
+
+
+def build_cpp_starter(sandbox: Sandbox) -> Path:
+    """Build the C++ starter in the sandbox as an upload of it is built, once; the folder of
+    its built files (content-addressed under the sandbox's state folder, readable by the slot
+    uids). ``RuntimeError`` with the build's log if it fails."""
+    runtime = runtime_named("cpp")
+    sources = _bench_code_dir(sandbox, "cpp-starter", CPP_STARTER.read_text(), "bot.cpp")
+    result = build_in_sandbox(sandbox, runtime, sources, BuildLimits())
+    if result.code is None:
+        raise RuntimeError(f"the C++ starter did not build:\n{result.log}")
+    return store_code(result.code, sandbox.config.state_dir / "bench-builds")
+
+
+def cpp_starter_launcher(sandbox: Sandbox, native: Path) -> BotLauncher:
+    """The built C++ starter in ``native``, run in the sandbox as the ``cpp`` row runs it."""
+    return sandbox.runtime_launcher(native, runtime_named("cpp"))
+
+
 @dataclass(frozen=True)
 class _InterpreterLauncher:
     """``interpreter -I -S -B script``, a plain process (the sandbox's interpreter, unwrapped)."""
@@ -300,14 +334,15 @@ def _matches_on_cpu(
     seeds: range,
     series: int = 1,
     in_sets: bool = False,
+    native: Path | None = None,
 ) -> int:
     game = get_game("snag")
     if in_sets:
         return _sets_on_cpu(bots, sandbox, cpu, seeds, series)
     if series > 1:
-        return _series_on_cpu(bots, sandbox, cpu, seeds, series)
+        return _series_on_cpu(bots, sandbox, cpu, seeds, series, native)
     for seed in seeds:
-        players = benchmark_players(bots, seed, sandbox)
+        players = benchmark_players(bots, seed, sandbox, native)
         result = referee_match(
             game, game.new_match(seed), players, limits=Limits(), emit=_ignore, cpu=cpu
         )
@@ -316,13 +351,18 @@ def _matches_on_cpu(
 
 
 def _series_on_cpu(
-    bots: MatchBots, sandbox: Sandbox | None, cpu: int, seeds: range, length: int
+    bots: MatchBots,
+    sandbox: Sandbox | None,
+    cpu: int,
+    seeds: range,
+    length: int,
+    native: Path | None = None,
 ) -> int:
     """The matches of ``seeds`` in series of ``length``, one bot process per seat each."""
     game = get_game("snag")
     for first in range(seeds.start, seeds.stop, length):
         chunk = range(first, min(first + length, seeds.stop))
-        players = benchmark_players(bots, first, sandbox)
+        players = benchmark_players(bots, first, sandbox, native)
         with Series(players, matches=len(chunk), cpu=cpu) as series:
             for seed in chunk:
                 state = game.new_match(seed)
@@ -361,11 +401,13 @@ def snag_matches_per_second_all_cpus(
     sandbox: Sandbox | None = None,
     series: int = 1,
     in_sets: bool = False,
+    native: Path | None = None,
 ) -> float:
     """Snag matches (target 50) per second of wall time, one worker process per CPU, each
     pinned to its CPU as workers are; ``bots`` says who plays them, in series of ``series``
     matches (one bot process per seat for each series) or one match per process; with
-    ``in_sets``, each deal from both seats, the seatings in turn (twice the matches)."""
+    ``in_sets``, each deal from both seats, the seatings in turn (twice the matches).
+    ``native``: the C++ starter's built folder, for ``MatchBots.NATIVE``."""
     cpus = sorted(os.sched_getaffinity(0))
     context = multiprocessing.get_context("fork")
     with context.Pool(len(cpus)) as pool:
@@ -381,6 +423,7 @@ def snag_matches_per_second_all_cpus(
                     range(n * matches_per_cpu, (n + 1) * matches_per_cpu),
                     series,
                     in_sets,
+                    native,
                 ),
             )
             for n, cpu in enumerate(cpus)

@@ -15,7 +15,8 @@ import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
@@ -29,6 +30,9 @@ from ops import game_benchmarks as game_bench
 from ops import match_benchmarks as match_bench
 from ops import page_benchmarks as page_bench
 from ops.bot_benchmarks import MatchBots
+
+if TYPE_CHECKING:
+    from bots.sandbox import Sandbox
 
 COLUMNS = ("what", "median", "unit", "floor", "floor is", "× floor", "target", "met")
 
@@ -80,8 +84,16 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--runs", type=int, default=5, help="runs per figure (median)")
         parser.add_argument("--quick", action="store_true", help="fewer, shorter runs")
+        parser.add_argument(
+            "--only",
+            choices=sorted(ROW_GROUPS),
+            action="append",
+            help="measure only this group of rows (repeatable); default: all of them",
+        )
 
-    def handle(self, *args: Any, runs: int, quick: bool, **options: Any) -> None:
+    def handle(
+        self, *args: Any, runs: int, quick: bool, only: list[str] | None, **options: Any
+    ) -> None:
         runs = 3 if quick else max(1, runs)
         console = Console(width=140)
         table = Table(title=f"Baize benchmarks (median of {runs} runs, {connection.vendor})")
@@ -89,12 +101,10 @@ class Command(BaseCommand):
             left = column in ("what", "unit", "floor is")
             table.add_column(column, justify="left" if left else "right")
         figures = [
-            *_engine_rows(runs, quick, console),
-            *_log_rows(runs, console),
-            *_postgres_log_rows(runs, quick, console),
-            *_bot_rows(runs, quick, console),
-            *_sandbox_rows(runs, quick, console),
-            *_load_rows(runs, quick, console),
+            figure
+            for name, rows in ROW_GROUPS.items()
+            if not only or name in only
+            for figure in rows(runs, quick, console)
         ]
         for figure in figures:
             table.add_row(*figure.cells())
@@ -125,7 +135,7 @@ def _engine_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
     return rows
 
 
-def _log_rows(runs: int, console: Console) -> list[Figure]:
+def _log_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
     console.log("replay")
     log = game_bench.random_match_log(game_id="snag", seed=1, rng=random.Random(1))
     replay = _median(runs, lambda: game_bench.replay_events_per_second(log))
@@ -259,8 +269,15 @@ def _sandbox_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
         level = sandbox.report.level
         return [Figure("sandbox level (3 is full)", float(level), level.name.lower(), target=3)]
     cpu = bot_bench.first_cpu()
+    native = _cpp_starter_build(sandbox, console)
     console.log("sandbox start-up")
-    startups = [bot_bench.minimal_bot_startup_ms(sandbox, runs=11, cpu=cpu) for _ in range(runs)]
+    # The C++ starter's start-up is measured run for run beside the Python bot's.
+    startups, native_startups = [], []
+    for _ in range(runs):
+        startups.append(bot_bench.minimal_bot_startup_ms(sandbox, runs=11, cpu=cpu))
+        if native is not None:
+            launcher = bot_bench.cpp_starter_launcher(sandbox, native)
+            native_startups.append(bot_bench.startup_ms(launcher, runs=11, cpu=cpu))
     bare, plain, boxed = (
         statistics.median(s[key] for s in startups) for key in ("bare_ms", "plain_ms", "sandbox_ms")
     )
@@ -277,7 +294,9 @@ def _sandbox_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
     def rate(bots: MatchBots, series: int = 1, in_sets: bool = False) -> float:
         # In process, a match takes milliseconds: more of them make a steady figure.
         matches = length * 10 if bots is MatchBots.IN_PROCESS else length
-        return bot_bench.snag_matches_per_second_all_cpus(bots, matches, sandbox, series, in_sets)
+        return bot_bench.snag_matches_per_second_all_cpus(
+            bots, matches, sandbox, series, in_sets, native
+        )
 
     engine = _median(runs, lambda: rate(MatchBots.IN_PROCESS))
     plain_matches = _median(runs, lambda: rate(MatchBots.PLAIN))
@@ -285,15 +304,19 @@ def _sandbox_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
     # Run for run, alternately: the machine's load moves the figures alike, and their
     # ratios are the series rows' targets. The sets row plays as workers do: a pairing's
     # sets in one task, each deal's two seatings in turn (twins never overlap).
-    boxed_runs, series_runs, sets_runs = [], [], []
+    # The C++ starter's series run in the same turns, its ratio to the Python series row.
+    boxed_runs, series_runs, sets_runs, native_runs = [], [], [], []
     for _ in range(runs):
         boxed_runs.append(rate(MatchBots.SANDBOXED))
         series_runs.append(rate(MatchBots.SANDBOXED, series=length))
         sets_runs.append(rate(MatchBots.SANDBOXED, series=length, in_sets=True))
+        if native is not None:
+            native_runs.append(rate(MatchBots.NATIVE, series=length))
     boxed_matches = statistics.median(boxed_runs)
     series_matches = statistics.median(series_runs)
     sets_matches = statistics.median(sets_runs)
     cores = len(os.sched_getaffinity(0))
+    native_rows = _native_startup_rows(native_startups, boxed)
     return [
         Figure("minimal bot start-up, plain process", plain, "ms", bare, "bare python"),
         Figure(
@@ -305,6 +328,7 @@ def _sandbox_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
             target=25,
             lower_is_better=True,
         ),
+        *native_rows,
         Figure(
             "sandbox round trip per decision, pinned",
             statistics.median(t["sandbox_us"] for t in trips),
@@ -356,6 +380,59 @@ def _sandbox_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
             target=0.9,
             target_is_ratio=True,
         ),
+        *_native_series_rows(native_runs, series_matches, length, cores),
+    ]
+
+
+#: The C++ starter's series row's target, as a multiple of the Python bots' series row (issue
+#: 27): a native bot leaves the referee's own work, which should be at least three times less.
+NATIVE_SERIES_TARGET = 3
+
+
+def _cpp_starter_build(sandbox: Sandbox, console: Console) -> Path | None:
+    """The C++ starter, built once in the sandbox for the native rows; ``None`` (the rows
+    left out, and said why) where the ``cpp`` runtime is missing or the build fails."""
+    status = sandbox.runtimes()["cpp"]
+    if not status.available:
+        console.log(f"C++ starter rows skipped: {status.missing}")
+        return None
+    console.log("building the C++ starter in the sandbox")
+    try:
+        return bot_bench.build_cpp_starter(sandbox)
+    except RuntimeError as error:
+        console.log(f"C++ starter rows skipped: {error}")
+        return None
+
+
+def _native_startup_rows(native_startups: list[float], python_ms: float) -> list[Figure]:
+    if not native_startups:
+        return []
+    return [
+        Figure(
+            "C++ starter start-up, in the sandbox",
+            statistics.median(native_startups),
+            "ms",
+            python_ms,
+            "python bot",
+        )
+    ]
+
+
+def _native_series_rows(
+    native_runs: list[float], python_series: float, length: int, cores: int
+) -> list[Figure]:
+    if not native_runs:
+        return []
+    return [
+        Figure(
+            f"Snag matches, sandboxed C++ starters in series of {length}, {cores} cores",
+            statistics.median(native_runs),
+            "matches/s",
+            python_series,
+            "python series",
+            target=NATIVE_SERIES_TARGET,
+            target_is_ratio=True,
+        )
     ]
 
 
@@ -367,6 +444,17 @@ def _load_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
             runs=runs, quick=quick, log=console.log
         )
     ]
+
+
+#: The table's rows by group, in the table's order (``--only`` names them).
+ROW_GROUPS: dict[str, Callable[[int, bool, Console], list[Figure]]] = {
+    "engine": _engine_rows,
+    "log": _log_rows,
+    "postgres": _postgres_log_rows,
+    "bots": _bot_rows,
+    "sandbox": _sandbox_rows,
+    "load": _load_rows,
+}
 
 
 def _median(runs: int, measure: Callable[[], float]) -> float:
