@@ -12,8 +12,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from bots.models import BotVersion
-from errors import DomainError
+from bots.models import Bot, BotVersion
+from errors import DomainError, NotFound
 from games.rules import GAMES
 from tournaments.formats import Format
 from tournaments.models import Tournament
@@ -26,6 +26,7 @@ from .serializers import (
     ChallengeDetailSerializer,
     LadderSerializer,
     SetSerializer,
+    VersionHeadToHeadSerializer,
     VersionTestCreateSerializer,
     VersionTestDetailSerializer,
     VersionTestSerializer,
@@ -211,3 +212,45 @@ class VersionTestDetailApi(APIView):
     def get(self, request: Request, pk: int) -> Response:
         test = get_object_or_404(Tournament, pk=pk, format=Format.VERSION_TEST)
         return Response(VersionTestDetailSerializer(_test_view(test, with_sets=True)).data)
+
+
+class BotHeadToHeadApi(APIView):
+    """A bot version's record against each opponent version it has finished duplicate sets
+    against, in any tournament (the ladder, challenges and version tests included)."""
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "version", int, description="The version's number; default its latest ready one."
+            )
+        ],
+        responses=VersionHeadToHeadSerializer,
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        bot = Bot.objects.filter(pk=pk).first()
+        if bot is None:
+            raise NotFound(f"no bot {pk}")
+        version = _bot_version(bot, request.query_params.get("version"))
+        data = {
+            "bot_id": bot.pk,
+            "bot": bot.name,
+            "version": version.number,
+            "version_id": version.pk,
+            "rows": selectors.version_head_to_head(version=version),
+        }
+        return Response(VersionHeadToHeadSerializer(data, context={"request": request}).data)
+
+
+def _bot_version(bot: Bot, raw: str | None) -> BotVersion:
+    """The bot's version numbered ``raw``, or its latest ready one when none is asked for."""
+    if raw is None:
+        version = selectors.latest_ready_version(bot_id=bot.pk)
+        if version is None:
+            raise NotFound(f"bot {bot.pk} has no ready version", field="version")
+        return version
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 9):
+        raise DomainError(f"must be a version number, got {raw[:20]!r}", field="version")
+    version = BotVersion.objects.filter(bot=bot, number=int(raw)).select_related("bot").first()
+    if version is None:
+        raise NotFound(f"bot {bot.pk} has no version {int(raw)}", field="version")
+    return version

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Max, OuterRef, QuerySet, Subquery
+from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
 
 from bots.models import BotVersion
 from matches.models import Match
@@ -232,16 +232,15 @@ def author_sets_since(*, user: Any, since: datetime) -> int:
 
 
 @dataclass(frozen=True)
-class HeadToHead:
-    """The challenger's (or candidate's) finished sets against its opponents, from its side
-    whichever seat of each pairing it holds, with the mean score's Wilson interval."""
+class SetTally:
+    """Finished sets read from one version's side: sets won, drawn and lost, match points
+    for and against, and the mean set score (a draw is 1/2) with its Wilson interval."""
 
     wins: int
     draws: int
     losses: int
     points: int
     opponent_points: int
-    sets_planned: int
 
     @property
     def sets(self) -> int:
@@ -254,6 +253,14 @@ class HeadToHead:
     @property
     def score_interval(self) -> tuple[float, float]:
         return score_interval(self.wins, self.draws, self.losses)
+
+
+@dataclass(frozen=True)
+class HeadToHead(SetTally):
+    """The challenger's (or candidate's) finished sets against its opponents, from its side
+    whichever seat of each pairing it holds, with the mean score's Wilson interval."""
+
+    sets_planned: int
 
     @property
     def elo_interval(self) -> tuple[float, float]:
@@ -303,6 +310,98 @@ def head_to_head(*, tournament: Tournament) -> HeadToHead:
         opponent_points=opponent_points,
         sets_planned=planned,
     )
+
+
+#: The matches a version's head-to-head row links to, newest first.
+HEAD_TO_HEAD_MATCHES = 20
+
+
+@dataclass(frozen=True)
+class OpponentRecord(SetTally):
+    """A version's finished duplicate sets against one opponent version, from its side,
+    over every tournament (the ladder, challenges and version tests included)."""
+
+    opponent: BotVersion
+    matches_won: int
+    matches_lost: int
+    last_met: datetime | None
+    #: Its matches against the opponent, newest first, at most ``HEAD_TO_HEAD_MATCHES``.
+    match_ids: list[int]
+
+
+def latest_ready_version(*, bot_id: int) -> BotVersion | None:
+    return (
+        BotVersion.objects.filter(bot_id=bot_id, status=BotVersion.Status.READY)
+        .select_related("bot")
+        .order_by("-number")
+        .first()
+    )
+
+
+def version_head_to_head(*, version: BotVersion) -> list[OpponentRecord]:
+    """One row per opponent version ``version`` has finished a duplicate set against, in any
+    tournament, read from its side whichever seat of each pairing it held; the opponent met
+    last first."""
+    sets = (
+        DuplicateSet.objects.filter(status=DuplicateSet.Status.FINISHED)
+        .filter(
+            Q(pairing__first__version=version, pairing__second__isnull=False)
+            | Q(pairing__second__version=version)
+        )
+        .select_related(
+            "pairing__first__version__bot__owner", "pairing__second__version__bot__owner"
+        )
+    )
+    tallies: dict[int, dict[str, Any]] = {}
+    set_opponent: dict[int, int] = {}
+    for duplicate_set in sets:
+        pairing = duplicate_set.pairing
+        first_side = pairing.first.version_id == version.pk
+        opponent = (pairing.second if first_side else pairing.first).version
+        outcome = duplicate_set.outcome if first_side else _FLIPPED[duplicate_set.outcome]
+        wins = (duplicate_set.first_wins, duplicate_set.second_wins)
+        points = (duplicate_set.first_points, duplicate_set.second_points)
+        if not first_side:
+            wins, points = wins[::-1], points[::-1]
+        tally = tallies.setdefault(opponent.pk, {"opponent": opponent, "outcomes": Counter()})
+        tally["outcomes"][outcome] += 1
+        for key, value in zip(("won", "lost", "for", "against"), (*wins, *points), strict=True):
+            tally[key] = tally.get(key, 0) + value
+        if duplicate_set.finished_at and (
+            tally.get("last") is None or duplicate_set.finished_at > tally["last"]
+        ):
+            tally["last"] = duplicate_set.finished_at
+        set_opponent[duplicate_set.pk] = opponent.pk
+    links = (
+        TournamentMatch.objects.filter(
+            current(), duplicate_set__in=sets.values("pk"), match__status=Match.Status.FINISHED
+        )
+        .order_by("-match__finished_at", "-match_id")
+        .values_list("duplicate_set_id", "match_id")
+    )
+    matches: dict[int, list[int]] = {}
+    for set_id, match_id in links:
+        found = matches.setdefault(set_opponent[set_id], [])
+        if len(found) < HEAD_TO_HEAD_MATCHES:
+            found.append(match_id)
+    records = [
+        OpponentRecord(
+            wins=tally["outcomes"]["first"],
+            draws=tally["outcomes"]["drawn"],
+            losses=tally["outcomes"]["second"],
+            points=tally["for"],
+            opponent_points=tally["against"],
+            opponent=tally["opponent"],
+            matches_won=tally["won"],
+            matches_lost=tally["lost"],
+            last_met=tally.get("last"),
+            match_ids=matches.get(opponent_id, []),
+        )
+        for opponent_id, tally in tallies.items()
+    ]
+    records.sort(key=lambda r: r.opponent.pk)
+    records.sort(key=lambda r: r.last_met.timestamp() if r.last_met else 0.0, reverse=True)
+    return records
 
 
 class SetStatus(enum.StrEnum):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.urls import reverse
 from rest_framework import serializers
 
 from bots.serializers import ClosedInputSerializer
@@ -60,6 +61,43 @@ class SetSerializer(serializers.Serializer):
     first_points = serializers.IntegerField()
     second_points = serializers.IntegerField()
     finished_at = serializers.DateTimeField()
+
+
+class OpponentRecordSerializer(serializers.Serializer):
+    """A version's finished sets against one opponent version, from the version's side."""
+
+    opponent = VersionBriefSerializer()
+    sets = serializers.IntegerField(help_text="Finished duplicate sets against it.")
+    wins = serializers.IntegerField(help_text="Sets won.")
+    draws = serializers.IntegerField(help_text="Sets drawn.")
+    losses = serializers.IntegerField(help_text="Sets lost.")
+    matches_won = serializers.IntegerField()
+    matches_lost = serializers.IntegerField()
+    points = serializers.IntegerField(help_text="Match points for, over those sets.")
+    opponent_points = serializers.IntegerField(help_text="Match points against.")
+    score = serializers.FloatField(help_text="(sets won + drawn / 2) / sets.")
+    score_interval = serializers.ListField(
+        child=serializers.FloatField(), help_text="95% Wilson interval of the score."
+    )
+    last_met = serializers.DateTimeField(allow_null=True, help_text="When their last set ended.")
+    matches = serializers.SerializerMethodField(
+        help_text="URLs of their matches, newest first, at most 20."
+    )
+
+    def get_matches(self, record: Any) -> list[str]:
+        request = self.context.get("request")
+        urls = [reverse("match-detail", args=[pk]) for pk in record.match_ids]
+        return [request.build_absolute_uri(url) for url in urls] if request else urls
+
+
+class VersionHeadToHeadSerializer(serializers.Serializer):
+    """A bot version's record against every opponent version it finished a set against."""
+
+    bot_id = serializers.IntegerField()
+    bot = serializers.CharField()
+    version = serializers.IntegerField(help_text="The version's number.")
+    version_id = serializers.IntegerField()
+    rows = OpponentRecordSerializer(many=True, help_text="The opponent met last first.")
 
 
 class ChallengeCreateSerializer(ClosedInputSerializer):

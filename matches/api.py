@@ -44,27 +44,67 @@ def _access(request: Request, pk: int) -> MatchAccess:
     return match_access(match=match, user=request.user, view=request.query_params.get("view"))
 
 
-@extend_schema(
-    parameters=[
-        OpenApiParameter(
-            "mine",
-            bool,
-            description="true: only matches in which a version of one of your bots sits"
-            " (needs a login).",
-        )
-    ]
-)
+#: The query parameters of ``?mine=true``'s filters, each read from the side of your seat.
+MINE_PARAMETERS = [
+    OpenApiParameter(
+        "mine",
+        bool,
+        description="true: only matches in which a version of one of your bots sits"
+        " (needs a login).",
+    ),
+    OpenApiParameter(
+        "version", int, description="With mine=true: your seat holds this version (its id)."
+    ),
+    OpenApiParameter(
+        "opponent", int, description="With mine=true: the other seat holds a version of this bot."
+    ),
+    OpenApiParameter(
+        "result",
+        str,
+        enum=list(selectors.RESULTS),
+        description="With mine=true: your seat won, lost or drew the match (finished ones).",
+    ),
+]
+
+
+@extend_schema(parameters=MINE_PARAMETERS)
 class MatchListApi(generics.ListAPIView):
     """Matches, newest first, as anyone may see them (``MatchSerializer``), paginated."""
 
     serializer_class = MatchSerializer
+    #: The parameters only ``mine=true`` takes; a subclass adding filters adds to them.
+    mine_only: tuple[str, ...] = ("version", "opponent", "result")
 
     def get_queryset(self) -> QuerySet[Match]:
-        if not _flag(self.request, "mine"):
+        mine = _flag(self.request, "mine")
+        if not mine:
+            for name in self.mine_only:
+                if name in self.request.query_params:
+                    raise DomainError("filters only your matches: give mine=true", field=name)
             return selectors.match_list(owner=None)
         if not self.request.user.is_authenticated:
             raise NotAuthenticated("log in to list the matches of your bots (?mine=true)")
-        return selectors.match_list(owner=self.request.user)
+        user = self.request.user
+        version_id = _id_parameter(self.request, "version")
+        if version_id is not None and not selectors.owns_version(owner=user, version_id=version_id):
+            raise DomainError(f"{version_id} is not a version of your bots", field="version")
+        opponent = _id_parameter(self.request, "opponent")
+        if opponent is not None and not selectors.bot_exists(bot_id=opponent):
+            raise DomainError(f"no bot {opponent}", field="opponent")
+        result = self.request.query_params.get("result")
+        if result is not None and result not in selectors.RESULTS:
+            raise DomainError(
+                f"must be one of {', '.join(selectors.RESULTS)}, got {result[:20]!r}",
+                field="result",
+            )
+        matches = selectors.match_list(
+            owner=user, version_id=version_id, opponent_bot_id=opponent, result=result
+        )
+        return self.narrow_mine(matches)
+
+    def narrow_mine(self, matches: QuerySet[Match]) -> QuerySet[Match]:
+        """The caller's matches narrowed by a layer above's own filters (none here)."""
+        return matches
 
     def get_serializer(self, *args, **kwargs):
         # One query says whose seed is withheld on the whole page.
@@ -79,6 +119,15 @@ def _flag(request: Request, name: str) -> bool:
     if raw not in ("true", "false", "1", "0"):
         raise DomainError(f"must be true or false, got {raw[:20]!r}", field=name)
     return raw in ("true", "1")
+
+
+def _id_parameter(request: Request, name: str) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return None
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 12):
+        raise DomainError(f"must be an id (a positive integer), got {raw[:20]!r}", field=name)
+    return int(raw)
 
 
 class MatchDetailApi(APIView):

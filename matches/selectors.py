@@ -8,8 +8,9 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
+from bots.models import Bot, BotVersion
 from bots.queues import queue_for
 from errors import DomainError, NotAllowed
 from games.events import EventRecord, EventType
@@ -59,12 +60,64 @@ def match_outcomes_from_logs(*, match_ids: Iterable[int]) -> dict[int, MatchOutc
     }
 
 
-def match_list(*, owner: User | None) -> QuerySet[Match]:
-    """Matches newest first; with ``owner``, those where a version of one of its bots sits."""
+#: A match's result from one seat's side, as ``match_list`` filters by it.
+RESULTS = ("won", "lost", "drawn")
+
+
+def match_list(
+    *,
+    owner: User | None,
+    version_id: int | None = None,
+    opponent_bot_id: int | None = None,
+    result: str | None = None,
+) -> QuerySet[Match]:
+    """Matches newest first; with ``owner``, those where a version of one of its bots sits.
+
+    The owner's matches may be narrowed, all from the side of a seat of the owner's: to
+    those where that seat holds the version ``version_id``, where the other seat holds a
+    version of the bot ``opponent_bot_id``, and those that seat ``won``, ``lost`` or
+    ``drawn`` (finished without a winner). A match between two of the owner's bots is kept
+    when either of its seats fits.
+    """
     matches = Match.objects.prefetch_related("seats__version__bot").order_by("-id")
     if owner is None:
         return matches
-    return matches.filter(seats__version__bot__owner=owner).distinct()
+    if version_id is None and opponent_bot_id is None and result is None:
+        return matches.filter(seats__version__bot__owner=owner).distinct()
+    from_either_seat = None
+    for seat in (0, 1):
+        mine = MatchSeat.objects.filter(match=OuterRef("pk"), seat=seat, version__bot__owner=owner)
+        if version_id is not None:
+            mine = mine.filter(version_id=version_id)
+        fits = Q(Exists(mine))
+        if opponent_bot_id is not None:
+            theirs = MatchSeat.objects.filter(
+                match=OuterRef("pk"), seat=1 - seat, version__bot_id=opponent_bot_id
+            )
+            fits &= Q(Exists(theirs))
+        if result is not None:
+            fits &= _result_of_seat(seat, result)
+        from_either_seat = fits if from_either_seat is None else from_either_seat | fits
+    return matches.filter(from_either_seat)
+
+
+def _result_of_seat(seat: int, result: str) -> Q:
+    finished = Q(status=Match.Status.FINISHED)
+    if result == "won":
+        return finished & Q(winner=seat)
+    if result == "lost":
+        return finished & Q(winner=1 - seat)
+    if result == "drawn":
+        return finished & Q(winner__isnull=True)
+    raise ValueError(f"unknown result {result!r}; known: {RESULTS}")
+
+
+def owns_version(*, owner: User, version_id: int) -> bool:
+    return BotVersion.objects.filter(pk=version_id, bot__owner=owner).exists()
+
+
+def bot_exists(*, bot_id: int) -> bool:
+    return Bot.objects.filter(pk=bot_id).exists()
 
 
 def match_events(*, match: Match) -> QuerySet[MatchEvent]:

@@ -23,6 +23,7 @@ from rest_framework.views import APIView
 from bots.models import BotVersion
 from errors import DomainError
 from games.rules import GAMES
+from matches import api as matches_api
 from matches.serializers import MatchSerializer
 from matches.visibility import deals_in_play
 
@@ -343,3 +344,26 @@ class TournamentMatchListApi(generics.ListAPIView):
                 "deals_in_play": deals_in_play(args[0]),
             }
         return super().get_serializer(*args, **kwargs)
+
+
+@extend_schema(
+    parameters=[
+        *matches_api.MINE_PARAMETERS,
+        OpenApiParameter(
+            "kind",
+            str,
+            enum=list(kinds()),
+            description="With mine=true: only matches of tournaments of this kind"
+            " (organised, ladder, challenge, version_test).",
+        ),
+    ]
+)
+class MatchListApi(matches_api.MatchListApi):
+    """Matches, newest first, as anyone may see them, paginated; ``mine=true`` narrows them
+    to your bots' and takes the filters, ``kind`` among them (a tournament format's kind)."""
+
+    mine_only = (*matches_api.MatchListApi.mine_only, "kind")
+
+    def narrow_mine(self, matches: QuerySet) -> QuerySet:
+        kind = choice_param(self.request, "kind", kinds())
+        return matches if kind is None else selectors.matches_of_kind(matches=matches, kind=kind)

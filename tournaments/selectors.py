@@ -39,7 +39,16 @@ def tournament_list(*, kind: str | None = None) -> QuerySet[Tournament]:
     tournaments = Tournament.objects.all()
     if kind is None:
         return tournaments
-    return tournaments.filter(format__in=[name for name, f in FORMATS.items() if f.kind == kind])
+    return tournaments.filter(format__in=_formats_of_kind(kind))
+
+
+def _formats_of_kind(kind: str) -> list[str]:
+    return [name for name, spec in FORMATS.items() if spec.kind == kind]
+
+
+def matches_of_kind(*, matches: QuerySet[Match], kind: str) -> QuerySet[Match]:
+    """Of ``matches``, those of a tournament of this kind (``formats.kinds()``)."""
+    return matches.filter(tournament_match__tournament__format__in=_formats_of_kind(kind))
 
 
 def tournament_entrants(*, tournament: Tournament) -> list[Entrant]:

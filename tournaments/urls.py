@@ -4,6 +4,8 @@ from . import api
 from .ratings import api as ratings_api
 
 urlpatterns = [
+    # The match list lives here, above ``matches``, for its ``kind`` filter.
+    path("matches/", api.MatchListApi.as_view(), name="match-list"),
     path("tournaments/", api.TournamentListApi.as_view(), name="tournament-list"),
     path("tournaments/<int:pk>/", api.TournamentDetailApi.as_view(), name="tournament-detail"),
     path(

@@ -17,6 +17,7 @@ from django.db.models import Count, Q, QuerySet
 from bots.models import Bot, BotVersion
 from games.events import EventType, ForfeitReason, ResultReason
 from games.rules import GAMES
+from ladder.selectors import OpponentRecord, latest_ready_version, version_head_to_head
 from matches.models import Match, MatchEvent, MatchSeat
 from matches.selectors import match_events_visible
 from matches.visibility import match_access
@@ -243,6 +244,9 @@ class BotPage:
     ratings: dict[int, Rating]
     entries: list[Entrant]
     recent: list[BotMatch]
+    #: The latest ready version, whose record against each opponent version is shown.
+    latest_ready: BotVersion | None = None
+    head_to_head: list[OpponentRecord] = field(default_factory=list)
 
 
 def bot_page(*, bot: Bot) -> BotPage:
@@ -254,7 +258,16 @@ def bot_page(*, bot: Bot) -> BotPage:
         .order_by("-tournament__created_at", "-tournament_id")[:RECENT]
     )
     recent = Match.objects.filter(seats__version__bot=bot).distinct().order_by("-id")[:20]
-    return BotPage(bot, versions, ratings, entries, bot_matches(match_rows(list(recent)), bot))
+    latest_ready = latest_ready_version(bot_id=bot.pk)
+    return BotPage(
+        bot,
+        versions,
+        ratings,
+        entries,
+        bot_matches(match_rows(list(recent)), bot),
+        latest_ready,
+        version_head_to_head(version=latest_ready) if latest_ready else [],
+    )
 
 
 @dataclass

@@ -5,12 +5,14 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.db.models import Q
 
 from bots.models import BotVersion
 from games.rules import get_game
 from matches.models import Match
 from matches.services import match_claim, match_create, match_event_writer, match_seats_create
 from tests.web.factories import bot_versions, match_play_here, play_out, tournament_started
+from tournaments.models import DuplicateSet
 from tournaments.standings_cache import tournament_version_forget
 
 pytestmark = pytest.mark.django_db
@@ -275,3 +277,31 @@ def test_the_bot_page_says_who_forfeited_a_recent_match_and_why(client):
     assert "(forfeited: out of time)" in text(client.get(f"/bots/{loser}/"))
     assert "(opponent forfeited: out of time)" in text(client.get(f"/bots/{winner}/"))
     assert TIMEOUT_DETAIL not in text(client.get(f"/bots/{loser}/"))
+
+
+def test_the_bot_page_shows_the_latest_version_s_head_to_head(client, round_robin):
+    version = round_robin.entrants.first().version
+    page = text(client.get(f"/bots/{version.bot_id}/"))
+    table = page[page.index('id="head-to-head"') :]
+    table = table[: table.index("</table>")]
+    rows = re.findall(r"<tr>\s*<td><a href=\"/bots/(\d+)/\">", table)
+    opponents = {e.version.bot_id for e in round_robin.entrants.all() if e.version != version}
+    assert {int(pk) for pk in rows} == opponents
+    sets = DuplicateSet.objects.filter(
+        Q(pairing__first__version=version) | Q(pairing__second__version=version),
+        status="finished",
+    )
+    won = sum(
+        (s.outcome == "first") == (s.pairing.first.version_id == version.pk)
+        for s in sets.exclude(outcome="drawn").select_related("pairing__first")
+    )
+    shown = re.findall(r'<td class="num">(\d+)–(\d+)–(\d+)</td>', table)
+    assert sum(int(w) for w, _, _ in shown) == won
+    assert sum(int(w) + int(d) + int(lo) for w, d, lo in shown) == sets.count()
+    assert "95% interval" in table and re.search(r'<a href="/matches/\d+/">\d+</a>', table)
+
+
+def test_a_bot_without_a_ready_version_has_no_head_to_head(client, db):
+    [version] = bot_versions(1)
+    BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.PENDING)
+    assert "No ready version yet" in text(client.get(f"/bots/{version.bot_id}/"))
