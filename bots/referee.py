@@ -20,9 +20,10 @@ result). A sandboxed bot's decision is charged the CPU time its own processes us
 (``BotProcess.request``), and that is what the limits and the time bank count and what
 ``think_us`` records; a trusted bot's, the wall-clock time.
 
-A player is a ``BotLauncher`` (a bot process, see ``bots.runner``) or a ``StrategyPlayer``
-(a strategy called in this process, for tests and benchmarks): the referee sees both
-through the same ``Connection`` interface.
+A player is a ``BotLauncher`` (a bot process, see ``bots.runner``), a ``StrategyPlayer``
+(a strategy called in this process, for tests and benchmarks) or a ``ConnectionPlayer``
+(its own connection: ``bots.replay``): the referee sees all through the same
+``Connection`` interface.
 """
 
 from __future__ import annotations
@@ -158,7 +159,15 @@ class StrategyPlayer:
     seed: int | None = None
 
 
-Player = BotLauncher | StrategyPlayer
+@dataclass(frozen=True)
+class ConnectionPlayer:
+    """A player that brings its own ``Connection``: a recorded opponent, or a bot whose
+    answers are compared with a record (``bots.replay``)."""
+
+    connection: Connection
+
+
+Player = BotLauncher | StrategyPlayer | ConnectionPlayer
 
 
 class _Forfeited(Exception):
@@ -216,6 +225,8 @@ def connect(
     """A connection to ``player``; with ``series``, one that may keep its bot across matches."""
     if isinstance(player, StrategyPlayer):
         return StrategyConnection(player.choose, random.Random(player.seed))
+    if isinstance(player, ConnectionPlayer):
+        return player.connection
     return ProcessConnection(player, on_idle, series=series)
 
 

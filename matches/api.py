@@ -1,5 +1,5 @@
-"""The match API: matches (``?mine=true``), a match, its event log, its replayed state, a
-seat's stderr.
+"""The match API: matches (``?mine=true``), a match, its event log (in pages, or whole as a
+JSON-lines file), its replayed state, a seat's stderr.
 
 Every response goes through ``matches.visibility``: ``?view=public`` (the default),
 ``seat0``/``seat1`` or ``full``, each shown only to whom it may be.
@@ -8,7 +8,9 @@ Every response goes through ``matches.visibility``: ``?view=public`` (the defaul
 from __future__ import annotations
 
 from django.db.models import QuerySet
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics
 from rest_framework.exceptions import NotAuthenticated, PermissionDenied
@@ -18,6 +20,7 @@ from rest_framework.views import APIView
 
 from bots.permissions import can_see_private
 from errors import DomainError
+from games.events import canonical_json
 
 from . import selectors
 from .models import Match
@@ -147,6 +150,36 @@ class MatchEventListApi(generics.ListAPIView):
 
     def get_queryset(self) -> list[dict]:
         return selectors.match_events_visible(access=_access(self.request, self.kwargs["pk"]))
+
+
+#: The media type of a log file: one JSON object a line (JSON Lines, also called NDJSON).
+LOG_MEDIA_TYPE = "application/x-ndjson"
+
+
+class MatchLogApi(APIView):
+    """The match's whole event log as the view shows it, as a file to download: JSON lines,
+    one event a line (``seq``, ``type``, ``payload``, ``hash``, and ``redacted`` where this
+    view withholds part of it), in order. ``manage.py play --replay`` plays it again."""
+
+    @extend_schema(
+        parameters=[VIEW_PARAMETER],
+        responses={(200, LOG_MEDIA_TYPE): OpenApiTypes.BINARY},
+    )
+    def get(self, request: Request, pk: int) -> HttpResponse:
+        access = _access(request, pk)
+        events = selectors.match_events_visible(access=access)
+        body = "".join(canonical_json(_log_line(event)) + "\n" for event in events)
+        response = HttpResponse(body.encode(), content_type=f"{LOG_MEDIA_TYPE}; charset=utf-8")
+        name = f"match-{access.match.pk}-{access.view.value}.jsonl"
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
+        return response
+
+
+def _log_line(event: dict) -> dict:
+    line = {key: event[key] for key in ("seq", "type", "payload", "hash")}
+    if event.get("redacted"):
+        line["redacted"] = event["redacted"]
+    return line
 
 
 class MatchStateApi(APIView):

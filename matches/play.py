@@ -7,6 +7,7 @@ the referee (``bots.referee``) and the bots' launchers to them.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import socket
 from collections.abc import Callable, Mapping, Sequence
@@ -62,7 +63,10 @@ def match_play(*, match_id: int, limits: MatchLimits = MatchLimits()) -> MatchRe
     overrides = dict(limits.sandbox_overrides)
 
     def referee(match: Match, seats: list[MatchSeat], writer: MatchEventWriter) -> MatchResult:
-        launchers = [launcher_for(seat.version, **overrides) for seat in seats]
+        launchers = [
+            launcher_for(seat.version, bot_seed=bot_seed(match, seat), **overrides)
+            for seat in seats
+        ]
         game = get_game(match.game)
         with writer:
             return referee_match(
@@ -75,7 +79,26 @@ def match_play(*, match_id: int, limits: MatchLimits = MatchLimits()) -> MatchRe
                 on_idle=writer.idle,
             )
 
-    return _claim_and_play(match_id, referee)
+    return _claim_and_play(match_id, referee, bot_seeds=_bot_seeds)
+
+
+#: Built-in bots' seeds are below 2**53: exact in any JSON reader, a JavaScript number too.
+_BOT_SEED_BITS = 53
+
+
+def bot_seed(match: Match, seat: MatchSeat) -> int | None:
+    """The seed of a built-in bot's random generator in ``match`` (None for an uploaded bot):
+    the first 8 bytes of SHA-256 of ``baize-bot:{match seed}:{seat}``, big-endian, cut to
+    53 bits. Recorded as the seat's ``bot_seed`` in ``match_started``, so that the match can
+    be played again at home (``manage.py play --replay``)."""
+    if not seat.version.builtin:
+        return None
+    digest = hashlib.sha256(f"baize-bot:{match.seed}:{seat.seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") & ((1 << _BOT_SEED_BITS) - 1)
+
+
+def _bot_seeds(match: Match, seats: list[MatchSeat]) -> list[int | None]:
+    return [bot_seed(match, seat) for seat in seats]
 
 
 class MatchSeries:
@@ -102,6 +125,9 @@ class MatchSeries:
         self._overrides = dict(limits.sandbox_overrides)
         self._place, self._lengths = _series_plan(match_ids)
         self._series: dict[int, Series] = {}
+        #: Each series' built-in bots' seeds, from its first match: a built-in bot plays match
+        #: N of its series with its seed + N - 1 (``bots/builtin/main.py``).
+        self._bot_seeds: dict[int, list[int | None]] = {}
 
     def play(self, *, match_id: int) -> MatchResult | None:
         """Play the plan's next match, as ``match_play`` does; None if it was not pending."""
@@ -112,7 +138,17 @@ class MatchSeries:
             match_id,
             functools.partial(self._referee, index),
             skipped=functools.partial(self._skip, index),
+            bot_seeds=functools.partial(self._match_bot_seeds, index),
         )
+
+    def _match_bot_seeds(
+        self, index: int, match: Match, seats: list[MatchSeat]
+    ) -> list[int | None]:
+        """The seeds the series' built-in bots play ``match`` with: its next one."""
+        bases = self._bot_seeds.setdefault(index, _bot_seeds(match, seats))
+        series = self._series.get(index)
+        number = 1 if series is None else series.played + 1
+        return [None if base is None else base + number - 1 for base in bases]
 
     def _skip(self, index: int) -> None:
         if index in self._series:
@@ -124,7 +160,7 @@ class MatchSeries:
         series = self._series.get(index)
         if series is None:
             series = Series(
-                self._launchers(seats, self._lengths[index]),
+                self._launchers(seats, self._lengths[index], self._bot_seeds.get(index)),
                 matches=self._lengths[index],
                 cpu=_match_cpu(),
             )
@@ -139,10 +175,16 @@ class MatchSeries:
                 on_idle=writer.idle,
             )
 
-    def _launchers(self, seats: list[MatchSeat], matches: int) -> list[BotLauncher]:
+    def _launchers(
+        self, seats: list[MatchSeat], matches: int, bot_seeds: list[int | None] | None
+    ) -> list[BotLauncher]:
         cpu = self._overrides.get("cpu_seconds", settings.BAIZE_SANDBOX_LIMITS["cpu_seconds"])
         overrides = {**self._overrides, "cpu_seconds": cpu * matches}
-        return [launcher_for(seat.version, **overrides) for seat in seats]
+        seeds = bot_seeds or [None, None]
+        return [
+            launcher_for(seat.version, bot_seed=seed, **overrides)
+            for seat, seed in zip(seats, seeds, strict=True)
+        ]
 
     def close(self) -> None:
         for series in self._series.values():
@@ -196,8 +238,9 @@ def _claim_and_play(
     match_id: int,
     referee: Callable[[Match, list[MatchSeat], MatchEventWriter], MatchResult],
     skipped: Callable[[], None] | None = None,
+    bot_seeds: Callable[[Match, list[MatchSeat]], list[int | None]] = _bot_seeds,
 ) -> MatchResult | None:
-    claimed = _claim(match_id)
+    claimed = _claim(match_id, bot_seeds)
     if claimed is None:
         if skipped is not None:
             skipped()
@@ -217,7 +260,9 @@ def _claim_and_play(
     return result
 
 
-def _claim(match_id: int) -> tuple[Match, list[MatchSeat], MatchEventWriter] | None:
+def _claim(
+    match_id: int, bot_seeds: Callable[[Match, list[MatchSeat]], list[int | None]]
+) -> tuple[Match, list[MatchSeat], MatchEventWriter] | None:
     """The pending match, its seats and its writer, claimed together with the log's first
     event in one commit; None if it was not pending, ``CodeUnavailable`` (the match still
     pending) if a bot's code is in no store this worker can read."""
@@ -228,7 +273,8 @@ def _claim(match_id: int) -> tuple[Match, list[MatchSeat], MatchEventWriter] | N
     for seat in seats:
         # Before the claim: a worker that cannot get the code leaves the match pending.
         version_code_prepare(seat.version)
-    players = [_player(seat) for seat in seats]
+    seeds = bot_seeds(match, seats)
+    players = [_player(seat, seed) for seat, seed in zip(seats, seeds, strict=True)]
     try:
         writer = match_event_writer(match=match, players=players, claim_for=_worker_identity())
     except MatchNotPending:
@@ -240,9 +286,9 @@ def _worker_identity() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def _player(seat: MatchSeat) -> dict[str, Any]:
+def _player(seat: MatchSeat, bot_seed: int | None) -> dict[str, Any]:
     version = seat.version
-    return {
+    player = {
         "seat": seat.seat,
         "bot": str(version.bot),
         "version_id": version.pk,
@@ -252,6 +298,10 @@ def _player(seat: MatchSeat) -> dict[str, Any]:
         # the toolchain.
         "toolchain": version_toolchain(version),
     }
+    if bot_seed is not None:
+        # A built-in bot's random generator: with it, its every choice is reproducible.
+        player["bot_seed"] = bot_seed
+    return player
 
 
 def _match_cpu() -> int | None:

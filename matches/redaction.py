@@ -4,7 +4,8 @@ A deal is *in play* while any match dealt from the same seed is unfinished: the 
 matches of a duplicate set are dealt the same cards, and a failed match shares its seed
 with its replacement. While it is, a viewer sees a log through a ``Lens``:
 
-- the seed, the stacked decks and every shuffle order are withheld;
+- the seed, the stacked decks, the built-in bots' seeds and every shuffle order are
+  withheld;
 - a decision is shown only if every card it names is face up for the viewer once it is
   made (a spectator: what both seats see alike; a seat: what that seat's bot was sent);
   a forfeit's detail likewise (an illegal action's detail lists the hand it was made from);
@@ -96,9 +97,20 @@ def _sealed_events(records: Sequence[Sequence[Any]], lens: Lens) -> Iterator[dic
 
 
 def started_payload_sealed(payload: dict[str, Any]) -> dict[str, Any]:
-    """A ``match_started`` payload without what fixes the deal: the seed and stacked decks."""
+    """A ``match_started`` payload without what fixes the deal: the seed and stacked decks,
+    and the built-in bots' seeds (derived from the match's seed: a small seed could be
+    searched for through them)."""
     options = {key: value for key, value in payload.get("options", {}).items() if key != "decks"}
-    return {**payload, "seed": None, "options": options}
+    players = payload.get("players", [])
+    if isinstance(players, list):
+        players = [_player_sealed(player) for player in players]
+    return {**payload, "seed": None, "options": options, "players": players}
+
+
+def _player_sealed(player: Any) -> Any:
+    if isinstance(player, dict) and "bot_seed" in player:
+        return {**player, "bot_seed": None}
+    return player
 
 
 def _sealed_decision(record: Sequence[Any], lens: Lens, fold: _ViewFold) -> dict[str, Any]:

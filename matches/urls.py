@@ -7,6 +7,7 @@ from . import api
 urlpatterns = [
     path("matches/<int:pk>/", api.MatchDetailApi.as_view(), name="match-detail"),
     path("matches/<int:pk>/events/", api.MatchEventListApi.as_view(), name="match-events"),
+    path("matches/<int:pk>/log/", api.MatchLogApi.as_view(), name="match-log"),
     path("matches/<int:pk>/state/", api.MatchStateApi.as_view(), name="match-state"),
     path(
         "matches/<int:pk>/seats/<int:seat>/stderr/",

@@ -27,10 +27,13 @@ from .upload import upload_limits, upload_runtime
 logger = logging.getLogger(__name__)
 
 
-def launcher_for(version: BotVersion, **sandbox_overrides: int) -> BotLauncher:
-    """Built-in bots run as plain processes; uploaded ones only in the sandbox, once ready."""
+def launcher_for(
+    version: BotVersion, *, bot_seed: int | None = None, **sandbox_overrides: int
+) -> BotLauncher:
+    """Built-in bots run as plain processes, their random generator seeded with ``bot_seed``
+    (``None``: from the operating system); uploaded ones only in the sandbox, once ready."""
     if version.builtin:
-        return BuiltinLauncher(version.builtin)
+        return BuiltinLauncher(version.builtin, bot_seed)
     if version.status != BotVersion.Status.READY:
         raise ValueError(f"{version} is {version.status}, not ready to play")
     return uploaded_launcher(version, **sandbox_overrides)
