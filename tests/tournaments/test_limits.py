@@ -143,7 +143,7 @@ def test_the_match_task_plays_under_the_tournaments_limits(
     slow, fast = strategy_bots(2)
     overrides_given = []
 
-    def launcher_for(version, **sandbox_overrides):
+    def launcher_for(version, *, bot_seed=None, **sandbox_overrides):
         overrides_given.append(sandbox_overrides)
         return ScriptLauncher(script) if version == slow else BuiltinLauncher(version.builtin)
 
