@@ -86,10 +86,6 @@ class Runtime:
     def built(self) -> bool:
         return self.build is not None
 
-    @property
-    def starter_dir(self) -> Path:
-        return STARTERS_DIR / self.name
-
     def programs(self) -> tuple[str, ...]:
         """The host programs the row needs: its run command's first word, its build's tools."""
         first = self.run[0]
