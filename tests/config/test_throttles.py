@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-LIMIT = 5
+#: Small: each request is served by a freshly forked worker, which takes most of a second.
+LIMIT = 2
 
 
 def free_port() -> int:
