@@ -22,6 +22,7 @@ from matches.services import match_create, match_seats_create
 
 from .conftest import stray_sandbox_processes
 from .test_api import client_for, upload
+from .uploads import is_static_elf
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("runtimes")]
 
@@ -136,6 +137,34 @@ def test_a_compile_error_rejects_the_version_with_the_compilers_file_and_line(
     assert "my_bot.cpp:4:12: error" in body["status_reason"]
     # The build log is its owner's: others see the version without it.
     assert "build_log" not in client_for(None).get(f"/api/bots/{bot.pk}/versions/1/").json()
+
+
+CGO = b"""package main
+
+// int answer() { return 42; }
+import "C"
+
+func main() { println(C.answer()) }
+"""
+
+
+def test_a_go_bot_that_asks_for_c_is_rejected_and_a_built_one_is_static(
+    bot, alice, sandbox, code_store, capture
+):
+    client = client_for(alice)
+    with capture(execute=True):
+        response = upload(client, bot, "main.go", CGO, runtime="go")
+    body = client.get(f"/api/bots/{bot.pk}/versions/{response.json()['number']}/").json()
+    assert body["status"] == "rejected"
+    assert "cgo" in body["build_log"]
+    other = Bot.objects.create(owner=alice, game="snag", name="gopher")
+    with capture(execute=True):
+        starter = (STARTERS_DIR / "go" / "main.go").read_bytes()
+        response = upload(client, other, "main.go", starter, runtime="go")
+    version = BotVersion.objects.get(bot=other, number=response.json()["number"])
+    assert version.status == BotVersion.Status.READY, version.status_reason
+    built = code_store / version.build_hash / "bot"
+    assert is_static_elf(built.read_bytes()), "a static binary, with no loader to find"
 
 
 @pytest.mark.parametrize(

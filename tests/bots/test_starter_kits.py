@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
-import struct
 import subprocess
 from pathlib import Path
 
@@ -22,6 +21,8 @@ from bots.runner import BuiltinLauncher, LaunchSpec
 from bots.runtimes import RUNTIMES, SANDBOX_PYTHON, Runtime
 from bots.services.launch import server_limits
 from games.rules import GAMES, get_game
+
+from .uploads import is_static_elf
 
 ROOT = Path(__file__).parents[2]
 STARTERS = ROOT / "examples" / "starters"
@@ -206,18 +207,7 @@ def test_the_starter_declares_series_and_plays_two_matches_in_one_process(built,
     assert len(starter.launches) == 1, "one process played both matches"
 
 
-def _is_static_elf(path: Path) -> bool:
-    """Whether ``path`` is a 64-bit ELF file with no ``PT_INTERP`` (the dynamic loader's
-    program header): it runs with no library beside it."""
-    data = path.read_bytes()
-    assert data[:4] == b"\x7fELF" and data[4] == 2, "a 64-bit ELF file"
-    (phoff,) = struct.unpack_from("<Q", data, 0x20)
-    entry_size, count = struct.unpack_from("<HH", data, 0x36)
-    types = [struct.unpack_from("<I", data, phoff + i * entry_size)[0] for i in range(count)]
-    return 3 not in types  # PT_INTERP
-
-
 def test_the_built_executable_is_static_and_alone_in_its_upload(built):
     starter = built("executable")
     assert sorted(path.name for path in starter.cwd.iterdir()) == ["bot"]
-    assert _is_static_elf(starter.cwd / "bot")
+    assert is_static_elf((starter.cwd / "bot").read_bytes())

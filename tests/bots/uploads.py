@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import stat
+import struct
 import zipfile
 
 GOOD_BOT = b"""import json
@@ -126,3 +127,13 @@ def zip_lying_about_size(real_bytes: int) -> bytes:
                 data[start + offset : start + offset + 4] = (1).to_bytes(4, "little")
             start += 4
     return bytes(data)
+
+
+def is_static_elf(data: bytes) -> bool:
+    """Whether ``data`` is a 64-bit ELF file with no ``PT_INTERP`` (the dynamic loader's
+    program header): it runs with no library beside it."""
+    assert data[:4] == b"\x7fELF" and data[4] == 2, "a 64-bit ELF file"
+    (phoff,) = struct.unpack_from("<Q", data, 0x20)
+    entry_size, count = struct.unpack_from("<HH", data, 0x36)
+    types = [struct.unpack_from("<I", data, phoff + i * entry_size)[0] for i in range(count)]
+    return 3 not in types  # PT_INTERP
