@@ -139,6 +139,7 @@ class MatchDetailApi(APIView):
         access = _access(request, pk)
         match = access.match
         match.view, match.views = access.view.value, [view.value for view in access.allowed]
+        match.score_parts = selectors.match_score_parts_visible(access=access)
         return Response(MatchAccessSerializer(match, context={"access": access}).data)
 
 

@@ -23,6 +23,7 @@ from games.replay import (
     replay,
     state_at,
 )
+from games.rules import GAMES
 
 from .models import Match, MatchEvent, MatchSeat, SeatStderr
 from .redaction import Lens, visible_events, visible_steps
@@ -186,6 +187,18 @@ def match_decisions(*, match: Match) -> list[dict]:
 def seat_stderr(*, seat: MatchSeat) -> str:
     """What the seat's bot wrote to stderr in its match ("" if nothing was kept)."""
     return SeatStderr.objects.filter(seat=seat).values_list("text", flat=True).first() or ""
+
+
+def match_score_parts_visible(*, access: MatchAccess) -> list[dict[str, Any]] | None:
+    """The finished parts of the match that score points of their own (a Rounds stage:
+    ``Game.score_parts``), as far as its log replays; None for a game that reports none, and
+    wherever the view withholds the match's moves (the same rule as its steps). A part's
+    points are public once it ends: they count cards both seats saw taken."""
+    game = GAMES.get(access.match.game)
+    if game is None or game.score_part is None or access.lens.moves_withheld:
+        return None
+    state = replay(match_event_records(match=access.match)).state
+    return [] if state is None else game.score_parts(state)
 
 
 def match_events_visible(*, access: MatchAccess) -> list[dict[str, Any]]:

@@ -95,9 +95,18 @@ class MatchAccessSerializer(MatchSerializer):
         child=serializers.ChoiceField(choices=VIEW_CHOICES),
         help_text="The views of this match the requester may ask for (`?view=`).",
     )
+    score_parts = serializers.ListField(
+        child=serializers.DictField(),
+        allow_null=True,
+        help_text="The finished parts of the match that score points of their own, in order"
+        " (Rounds: each stage, with `deal_number`, `game_number`, `stage`, `dealer`,"
+        " `tricks_won` and the `points` each seat scores for it, added to `scores` when its"
+        " game ends); null for a game that reports none, or while the match's moves are"
+        " withheld.",
+    )
 
     class Meta(MatchSerializer.Meta):
-        fields = [*MatchSerializer.Meta.fields, "view", "views"]
+        fields = [*MatchSerializer.Meta.fields, "view", "views", "score_parts"]
 
     def _in_play(self, match: Match) -> bool:
         return self.context["access"].deal_in_play

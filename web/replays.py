@@ -2,7 +2,9 @@
 
 Folds the stored log through the rules engine once, the way the contracts prescribe (the
 recorded shuffle orders as stacked decks, then the decisions in order). Everything it
-returns is public while the match runs: step numbers, trick counts and match points.
+returns is public while the match runs: step numbers, trick counts, match points, and the
+points of each finished part of a game that scores by parts (``Game.score_parts``: Rounds'
+stages), which count cards both seats saw taken.
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ from typing import Any
 from games.events import EventType
 from games.rules import Game, IllegalAction, State, get_game
 
+#: The shape of a ``Timeline``: a finished match's is kept (``web.views``) under a key that
+#: names it, so a timeline kept before a change of shape is folded again.
+TIMELINE_SHAPE = 2
 #: What each game calls one deal in its rules pages.
 DEAL_NOUN = {"spades": "Hand", "rounds": "Stage"}
 #: Actions that put a card on the trick: a trick starts at the step that asks for one.
@@ -28,6 +33,17 @@ class Chapter:
 @dataclass
 class Deal(Chapter):
     tricks: list[Chapter] = field(default_factory=list)
+    #: The state's ``deal_number`` during this deal.
+    number: int = 0
+
+
+@dataclass
+class ScorePart(Chapter):
+    """A finished part of the match (``Game.score_parts``) at the step its deal starts."""
+
+    #: The step after which its points are known: the decision that ended it.
+    end: int = 0
+    points: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -36,6 +52,9 @@ class Timeline:
     #: Match points after each step, ``scores[0]`` at the start.
     scores: list[list[int]] = field(default_factory=list)
     deals: list[Deal] = field(default_factory=list)
+    #: What the game calls a part that scores on its own (``Game.score_part``), if any.
+    score_part: str | None = None
+    score_parts: list[ScorePart] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -59,10 +78,12 @@ def match_timeline(records: list[tuple]) -> Timeline:
 
 
 def _fold(timeline: Timeline, game: Game, state: State, decisions: list[dict]) -> None:
+    timeline.score_part = game.score_part
     for step in range(len(decisions) + 1):
         timeline.steps = step
         timeline.scores.append(state.scores)
         _mark_chapters(timeline, game, state, step)
+        _mark_score_parts(timeline, game, state, step)
         if step == len(decisions):
             return
         try:
@@ -71,12 +92,25 @@ def _fold(timeline: Timeline, game: Game, state: State, decisions: list[dict]) -
             return  # the log stops replaying here; the viewer shows it up to this step
 
 
+def _mark_score_parts(timeline: Timeline, game: Game, state: State, step: int) -> None:
+    """Add the parts that ended with the step just applied, each at its deal's chapter."""
+    if game.score_part is None:
+        return
+    parts = game.score_parts(state)
+    if len(parts) == len(timeline.score_parts):
+        return
+    deals = {deal.number: deal for deal in timeline.deals}
+    for part in parts[len(timeline.score_parts) :]:
+        deal = deals.get(part["deal_number"], Deal(0, f"{game.score_part} {part['deal_number']}"))
+        timeline.score_parts.append(ScorePart(deal.step, deal.label, step, part["points"]))
+
+
 def _mark_chapters(timeline: Timeline, game: Game, state: State, step: int) -> None:
     if state.to_play is None:
         return
     view = game.observation(state, 0)
     if not timeline.deals or timeline.deals[-1].label != _deal_label(game, state, view):
-        timeline.deals.append(Deal(step, _deal_label(game, state, view)))
+        timeline.deals.append(Deal(step, _deal_label(game, state, view), number=state.deal_number))
     deal = timeline.deals[-1]
     starts_trick = not view.get("trick") and any(
         key in action for action in state.legal_actions() for key in TRICK_ACTIONS

@@ -23,7 +23,7 @@ from tournaments.ratings import selectors as rating_selectors
 
 from . import ladder_pages, live, selectors
 from .charts import line_chart
-from .replays import Timeline, match_timeline
+from .replays import TIMELINE_SHAPE, Timeline, match_timeline
 
 PAGE_SIZE = 25
 
@@ -134,7 +134,7 @@ def _timeline(match: Match) -> dict[str, Any]:
     """The match's chapters; a finished match's never change, so they are kept."""
     if match.status != Match.Status.FINISHED:
         return match_timeline(match_event_records(match=match)).as_json()
-    key = f"web:match:{match.pk}:timeline"
+    key = f"web:match:{match.pk}:timeline:{TIMELINE_SHAPE}"
     timeline = cache.get(key)
     if timeline is None:
         timeline = match_timeline(match_event_records(match=match)).as_json()

@@ -14,13 +14,14 @@ from pathlib import Path
 
 from django.conf import settings
 
-from ..bot_code import read_code_folder, read_upload, zip_code
+from ..bot_code import UploadRejected, read_code_folder, read_upload, zip_code
 from ..builds import BuildLimits, build_in_sandbox
 from ..models import BotVersion
 from ..referee import Limits
-from ..runner import BotLauncher, BuiltinLauncher
+from ..runner import BotLauncher, BuiltinLauncher, ScriptLauncher
 from ..runtimes import DEFAULT_RUNTIME, RuntimeStatus, runtime_named
 from ..sandbox import Sandbox, SandboxConfig, SandboxLimits, SandboxUnsafe, probe_sandbox
+from .bots import builtin_strategy_names
 from .code_cache import CodeUnavailable, cached_code_dir, code_cache_put
 from .upload import upload_limits, upload_runtime
 
@@ -198,3 +199,61 @@ def local_sandboxed_launcher(path: Path, runtime_name: str) -> BotLauncher:
 
 class BuildFailed(Exception):
     """A local bot's build failed; the message is the build's log."""
+
+
+class LocalBotUnplayable(Exception):
+    """A local bot that cannot be played here; the message says why, in a line or (a failed
+    build) with the build's log."""
+
+
+def local_launcher(
+    *,
+    game_id: str,
+    spec: str,
+    sandboxed: bool,
+    runtime: str | None = None,
+    bot_seed: int | None = None,
+) -> BotLauncher:
+    """The bot ``spec`` names for a match of ``game_id`` on this machine: a file or folder of
+    any runtime (``runtime``, else guessed from its files), run in the sandbox as an upload of
+    it would be when ``sandboxed``, else only a Python file or folder, as a plain process; or
+    the name of a built-in bot (``random``, ``heuristic``, a strategy such as
+    ``snag_heuristic``), its random generator seeded with ``bot_seed`` (``None``: from the
+    operating system). ``LocalBotUnplayable`` says why one cannot be played."""
+    path = Path(spec)
+    if path.exists():
+        runtime = runtime or local_runtime(path)
+        if sandboxed:
+            return _local_sandboxed(path, runtime)
+        if runtime != DEFAULT_RUNTIME:
+            raise LocalBotUnplayable(
+                f"a {runtime} bot is built and run in the sandbox, as on the server: add --sandbox"
+            )
+        script = path / "bot.py" if path.is_dir() else path
+        if not script.is_file() or script.suffix != ".py":
+            raise LocalBotUnplayable(
+                f"no Python bot at {path} (a .py file, or a folder with bot.py)"
+            )
+        return ScriptLauncher(script)
+    strategy = builtin_strategy_names(game_id).get(spec, spec)
+    try:
+        return BuiltinLauncher(strategy, bot_seed)
+    except ValueError:
+        known = sorted(builtin_strategy_names(game_id))
+        raise LocalBotUnplayable(
+            f"{spec!r} is neither a bot file or folder nor a built-in bot ({', '.join(known)})"
+        ) from None
+
+
+def _local_sandboxed(path: Path, runtime: str) -> BotLauncher:
+    try:
+        return local_sandboxed_launcher(path, runtime)
+    except SandboxUnsafe as error:
+        # Only the reason is said: the probe's whole report is `manage.py sandbox`.
+        raise LocalBotUnplayable(f"--sandbox cannot run here: {error}") from None
+    except UploadRejected as error:
+        raise LocalBotUnplayable(f"the server would refuse {path}: {error}") from None
+    except CodeUnavailable as error:  # the runtime is missing here
+        raise LocalBotUnplayable(str(error)) from None
+    except BuildFailed as error:
+        raise LocalBotUnplayable(f"the build of {path} failed:\n{error}") from None

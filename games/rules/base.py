@@ -171,6 +171,9 @@ class Game(Generic[S]):
     state_class: type[S]
     #: Action kinds whose values have several spellings, which ``_normalise`` makes one.
     normalised_kinds: ClassVar[frozenset[str]] = frozenset()
+    #: What the game calls a part of a match that scores points of its own, which
+    #: ``score_parts`` reports (Rounds: ``"stage"``); None for a game that reports none.
+    score_part: ClassVar[str | None] = None
 
     def new_match(self, seed: int, options: Mapping[str, Any] | None = None) -> S:
         """The state before the first decision; ``ValueError`` names any bad option."""
@@ -270,6 +273,13 @@ class Game(Generic[S]):
             "options": own_copy(dict(state.options)),
             **self._view(state, seat, shared),
         }
+
+    def score_parts(self, state: S) -> list[dict[str, Any]]:
+        """The finished parts of the match so far (``score_part``), oldest first, each a
+        JSON-ready dict with at least its ``deal_number`` and the ``points`` it gave each seat,
+        as the rules count them; empty for a game that reports none. Public: a part is
+        reported once its points are known to both seats. The caller's own to change."""
+        return []
 
     def describe(self) -> dict[str, Any]:
         """The game, its rules version and its options with their defaults, JSON-ready."""

@@ -1,7 +1,9 @@
-"""``manage.py play``: two local bots, the server's protocol and limits, the play printed."""
+"""``manage.py play``: two local bots, the server's protocol and limits, the play printed;
+with ``--sets``, duplicate sets read as the server reads a challenge's (``ladder.home``)."""
 
 from __future__ import annotations
 
+import re
 from io import StringIO
 from pathlib import Path
 
@@ -137,3 +139,78 @@ def test_play_refuses_what_an_upload_would_refuse(sandbox, tmp_path):
     (tmp_path / "bot.py").write_text("print('fine')\n")
     with pytest.raises(CommandError, match="a cpp bot is built and run in the sandbox"):
         play("snag", str(tmp_path), "random", "--runtime", "cpp")
+
+
+def sets_record(output: str) -> tuple[int, int, int, float, float]:
+    """Sets won, drawn and lost and the score's interval, from the last line of ``--sets``."""
+    found = re.search(
+        r"sets won-drawn-lost: (\d+)-(\d+)-(\d+); score [\d.]+,"
+        r" 95% interval \[([\d.]+), ([\d.]+)\]",
+        output.splitlines()[-1],
+    )
+    assert found, output
+    wins, draws, losses, low, high = found.groups()
+    return int(wins), int(draws), int(losses), float(low), float(high)
+
+
+def test_sets_of_the_heuristic_against_random_give_a_score_interval_above_one_half():
+    output = play("snag", "heuristic", "random", "--sets", "10", "--bot-seed", "3")
+
+    wins, draws, losses, low, high = sets_record(output)
+    assert wins + draws + losses == 10
+    assert low > 0.5 and high <= 1.0
+    assert output.splitlines()[:2] == ["first: builtin:snag_heuristic", "second: builtin:random"]
+    assert len(re.findall(r"^set \d+ \(seed \d+\): (won|drawn|lost), matches", output, re.M)) == 10
+
+
+def test_set_k_deals_from_seed_plus_k_minus_one_and_each_line_reads_as_the_server_reads_it():
+    output = play("jam", "heuristic", "random", "--sets", "3", "--seed", "7", "--bot-seed", "1")
+
+    lines = [line for line in output.splitlines() if line.startswith("set ")]
+    assert [line.split(":")[0] for line in lines] == [
+        "set 1 (seed 7)",
+        "set 2 (seed 8)",
+        "set 3 (seed 9)",
+    ]
+    for line in lines:
+        found = re.search(r": (\w+), matches (\d)-(\d), points (-?\d+)-(-?\d+)", line)
+        word, won, lost, points, against = found.group(1), *map(int, found.groups()[1:])
+        # tournaments.duplicate: more matches won wins the set, then more points, else drawn
+        expected = (won, points) > (lost, against), (won, points) == (lost, against)
+        assert word == ("won" if expected[0] else "drawn" if expected[1] else "lost")
+
+
+def test_identical_bots_with_one_seed_draw_every_set_since_each_twin_mirrors_the_other():
+    """Each set plays one deal from both seats: the same strategy with the same seed plays
+    seat 0 of both matches alike, so each bot wins one match with the same points."""
+    output = play("snag", "random", "random", "--sets", "4", "--bot-seed", "11", "--quiet")
+
+    assert sets_record(output)[:3] == (0, 4, 0)
+    assert "set 1" not in output  # --quiet prints the record alone
+
+
+def test_a_bot_that_forfeits_loses_its_sets_and_the_forfeits_are_printed_with_its_stderr():
+    crash = ROOT / "tests" / "bots" / "hostile" / "crash.py"
+    output = play("snag", str(crash), "random", "--sets", "2", "--decision-seconds", "0.5")
+
+    wins, draws, losses, low, high = sets_record(output)
+    assert (wins, draws, losses) == (0, 0, 2)
+    assert (low, high) == (0.0, 0.658)
+    assert output.count(f"script:{crash} forfeits in seat") == 4
+    assert "--- stderr of script:" in output and "deliberate crash" in output
+
+
+def test_sets_are_refused_with_a_replay_or_fewer_than_one():
+    with pytest.raises(CommandError, match="--sets counts sets from 1"):
+        play("snag", "random", "random", "--sets", "0")
+    with pytest.raises(CommandError, match="leave out --replay"):
+        play("random", "--replay", str(ROOT / "README.md"), "--seat", "0", "--sets", "2")
+
+
+@pytest.mark.sandbox
+def test_sets_of_a_sandboxed_bot_folder_are_played_as_an_upload_of_it(sandbox):
+    folder = ROOT / "examples" / "snag"
+    output = play("snag", str(folder), "random", "--sandbox", "--sets", "2", "--quiet")
+
+    assert output.splitlines()[0].startswith("first: sandbox:")
+    assert sum(sets_record(output)[:3]) == 2

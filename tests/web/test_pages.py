@@ -197,6 +197,30 @@ def test_the_match_page_carries_the_chapters_and_the_replay_api_urls(client, rou
     assert f'max="{steps}"' in page
 
 
+def test_a_rounds_match_page_lists_the_points_of_each_stage(client):
+    versions = bot_versions(2, game_id="rounds", prefix="stages")
+    match = match_create(game_id="rounds", seed=5, options={"target": 40})
+    match_seats_create(match=match, versions=versions)
+    match = match_play_here(match.pk)
+
+    page = text(client.get(f"/matches/{match.pk}/"))
+
+    table = re.search(r'<table class="score-parts" id="score-parts">(.*?)</table>', page).group(1)
+    assert "<h2>Points by stage</h2>" in page
+    rows = re.findall(r'<tr data-step="\d+" data-end="\d+">(.*?)</tr>', table)
+    labels = [re.search(r">(Game \d+, stage \d)</a>", row).group(1) for row in rows]
+    points = [
+        [int(cell) for cell in re.findall(r'<td class="num">(\d+)</td>', row)] for row in rows
+    ]
+    assert labels[:2] == ["Game 1, stage 1", "Game 1, stage 2"] and len(rows) % 5 == 0
+    assert [sum(row[seat] for row in points) for seat in (0, 1)] == match.scores
+
+
+def test_a_snag_match_page_has_no_points_by_part(client, round_robin):
+    match = Match.objects.filter(tournament_match__tournament=round_robin).first()
+    assert 'id="score-parts"' not in client.get(f"/matches/{match.pk}/").content.decode()
+
+
 # Forfeits ----------------------------------------------------------------------------------
 
 TIMEOUT_DETAIL = (

@@ -86,3 +86,28 @@ def test_an_empty_or_unknown_log_has_no_chapters():
     assert match_timeline([]).steps == 0
     unknown = [(0, "match_started", {"game": "bridge", "seed": 1, "options": {}}, "")]
     assert match_timeline(unknown).deals == []
+
+
+def test_each_finished_rounds_stage_is_a_score_part_at_its_chapter_known_from_its_end():
+    records, states = played_log("rounds", options={"target": 60})
+    timeline = match_timeline(records)
+    game = get_game("rounds")
+
+    assert timeline.score_part == "stage"
+    parts = game.score_parts(states[-1])
+    assert [part.points for part in timeline.score_parts] == [part["points"] for part in parts]
+    assert [part.label for part in timeline.score_parts][:2] == [
+        "Game 1, stage 1",
+        "Game 1, stage 2",
+    ]
+    deals = {deal.label: deal.step for deal in timeline.deals}
+    for part in timeline.score_parts:
+        assert part.step == deals[part.label]
+        # Its points are known from the step that ended it on, not one step before.
+        assert len(game.score_parts(states[part.end])) > len(game.score_parts(states[part.end - 1]))
+
+
+def test_a_game_that_scores_no_parts_has_none_in_its_timeline():
+    records, _ = played_log("snag")
+    timeline = match_timeline(records)
+    assert timeline.score_part is None and timeline.score_parts == []

@@ -25,7 +25,7 @@ from ..decks import cards_in_order
 from ..options import int_option
 from ..tricks import highest_of_suit_or_trump, playable_cards
 from .scoring import TRICKS_PER_STAGE, match_winner, stage_points
-from .view import rounds_view
+from .view import rounds_view, stage_part
 
 STAGES_PER_GAME = 5
 
@@ -48,8 +48,12 @@ OVER = Phase.OVER
 
 
 class StageResult(NamedTuple):
-    """A finished stage of the current game, kept until the game is scored."""
+    """A finished stage: the current game's are shown until the game is scored, and the
+    match's are its score parts (``Rounds.score_parts``)."""
 
+    game_number: int
+    #: The stage's number in the match (its ``deal_number``).
+    deal_number: int
     stage: int
     dealer: int
     trump_cards: tuple[str, ...]
@@ -89,6 +93,8 @@ class RoundsState(State):
     #: The cards this stage's shuffle placed, in its order (the whole deck in stage 1).
     stage_deck: tuple[str, ...]
     stages_done: tuple[StageResult, ...]
+    #: Every finished stage of the match, in order.
+    match_stages: tuple[StageResult, ...]
     last_game: GameResult | None
 
     def _legal_moves(self, seat: int) -> Moves:
@@ -159,9 +165,11 @@ class Rounds(Game[RoundsState]):
         ),
     )
     state_class = RoundsState
+    score_part = "stage"
 
     def _start(self, state: RoundsState) -> None:
         state.game_number = 0
+        state.match_stages = ()
         state.last_game = None
         state.trick = state.last_trick = ()
         state.last_trick_winner = None
@@ -235,9 +243,17 @@ class Rounds(Game[RoundsState]):
             stage_points(state.tricks_won[1], state.captured[1]),
         )
         result = StageResult(
-            state.stage, state.dealer, state.trump_cards, state.tricks_won, state.captured, points
+            state.game_number,
+            state.deal_number,
+            state.stage,
+            state.dealer,
+            state.trump_cards,
+            state.tricks_won,
+            state.captured,
+            points,
         )
         state.stages_done = (*state.stages_done, result)
+        state.match_stages = (*state.match_stages, result)
         if state.stage < STAGES_PER_GAME:
             self._start_stage(state)
         else:
@@ -260,3 +276,8 @@ class Rounds(Game[RoundsState]):
 
     def _view(self, state: RoundsState, seat: int, shared: bool) -> dict[str, Any]:
         return rounds_view(state, seat, shared)
+
+    def score_parts(self, state: RoundsState) -> list[dict[str, Any]]:
+        """Each finished stage of the match: its game, its stage, who dealt, the tricks each
+        seat won and the points each scores for it (added to the scores with its game's)."""
+        return [stage_part(result) for result in state.match_stages]

@@ -49,6 +49,18 @@ def _stage_view(result: StageResult) -> dict[str, Any]:
     }
 
 
+def stage_part(result: StageResult) -> dict[str, Any]:
+    """A finished stage as one of the match's score parts (``Rounds.score_parts``)."""
+    return {
+        "deal_number": result.deal_number,
+        "game_number": result.game_number,
+        "stage": result.stage,
+        "dealer": result.dealer,
+        "tricks_won": list(result.tricks_won),
+        "points": list(result.points),
+    }
+
+
 def _game_view(result: GameResult | None) -> dict[str, Any] | None:
     if result is None:
         return None

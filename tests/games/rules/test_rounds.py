@@ -136,6 +136,39 @@ def test_the_game_score_is_the_sum_of_its_five_stages():
         assert last_game["points"][seat] == total == state.scores[seat]
 
 
+def test_every_finished_stage_of_the_match_is_a_score_part_with_its_points():
+    states = random_match(5, choices=2, target=150)
+    state = states[-1]
+    parts = rounds.score_parts(state)
+
+    assert rounds.score_part == "stage"
+    assert [part["deal_number"] for part in parts] == list(range(1, state.deal_number + 1))
+    assert [(part["game_number"], part["stage"]) for part in parts[:6]] == [
+        (1, 1), (1, 2), (1, 3), (1, 4), (1, 5), (2, 1),
+    ]  # fmt: skip
+    last_game = rounds.observation(state, 0)["last_game"]
+    assert [{key: part[key] for key in ("stage", "dealer", "tricks_won", "points")}
+            for part in parts[-5:]] == [
+        {key: stage[key] for key in ("stage", "dealer", "tricks_won", "points")}
+        for stage in last_game["stages"]
+    ]  # fmt: skip
+    for seat in (0, 1):
+        assert sum(part["points"][seat] for part in parts) == state.scores[seat]
+
+
+def test_a_stage_s_points_are_a_score_part_as_soon_as_it_ends_before_its_game_is_scored():
+    state = play(rounds.new_match(1, {"decks": [CARD_POINTS_DEAL]}), "AS", "2S", "2H", "KH")
+    assert rounds.score_parts(state) == []
+    state = play(state, "AD", "KS", "QS", "3H", "JS", "7D")
+
+    assert rounds.score_parts(state) == [
+        {"deal_number": 1, "game_number": 1, "stage": 1, "dealer": 1, "tricks_won": [4, 1],
+         "points": [24, 13]},
+    ]  # fmt: skip
+    assert state.scores == [0, 0]
+    assert rounds.observation(state, 1)["last_stages"][0]["points"] == [24, 13]
+
+
 def test_the_card_and_sweep_values():
     assert card_points(["AS", "KH", "QD", "JC", "2S", "TS", "9H", "3D"]) == 4 + 3 + 2 + 1 + 10
     assert stage_points(5, ["2S", "2H", "AS", "AH"]) == 10

@@ -47,6 +47,7 @@ def everything_handed_out(game, state) -> list[Any]:
         state.legal_actions(),
         list(state.history),
         state.scores,
+        game.score_parts(state),
         state.card_zones(),
     ]
 

@@ -292,12 +292,37 @@
     moveCursor(at);
     markLog(at);
     markChapter(at);
+    markParts(at);
     if (window.history.replaceState) window.history.replaceState(null, "", "#step=" + at);
     var mine = ++request;
     fetchState(at).then(function (body) {
       if (mine === request) draw(body);
       if (at < steps) fetchState(at + 1);
     }).catch(function (error) { statusLine.textContent = "Could not load step " + at + ": " + error.message; });
+  }
+
+  // The points of each finished part (a Rounds stage): the row being played is marked, and
+  // the rows whose part ends after this step are greyed.
+  var parts = document.getElementById("score-parts");
+
+  function markParts(at) {
+    if (!parts) return;
+    parts.querySelectorAll("tbody tr").forEach(function (row) {
+      var playing = Number(row.dataset.step) <= at && at < Number(row.dataset.end);
+      if (playing) row.setAttribute("aria-current", "step");
+      else row.removeAttribute("aria-current");
+      row.classList.toggle("ahead", Number(row.dataset.end) > at);
+    });
+  }
+
+  if (parts) {
+    parts.addEventListener("click", function (event) {
+      var link = event.target.closest("a");
+      if (!link) return;
+      event.preventDefault();
+      pause();
+      go(Number(link.closest("tr").dataset.step));
+    });
   }
 
   function markChapter(at) {

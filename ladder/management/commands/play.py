@@ -2,11 +2,17 @@
 
 A bot is a file or a folder of any runtime (``bots.runtimes``: told by ``--runtime``, else
 guessed from its files), or the name of a built-in bot (``random``, ``heuristic``, or a
-strategy such as ``snag_heuristic``). The protocol and the time limits are the server's
-(settings). ``--sandbox`` reads, builds and runs the files exactly as an upload of them would
-be (what the server refuses is refused here), where, as on the server, only the bot to move
-runs and a decision is charged CPU time; without it only a Python file or folder runs, as a
-plain process.
+strategy such as ``snag_heuristic``): ``bots.services.launch.local_launcher``. The protocol
+and the time limits are the server's (settings). ``--sandbox`` reads, builds and runs the
+files exactly as an upload of them would be (what the server refuses is refused here),
+where, as on the server, only the bot to move runs and a decision is charged CPU time;
+without it only a Python file or folder runs, as a plain process.
+
+``manage.py play GAME BOT BOT --sets N`` is a challenge at home: N duplicate sets of the
+first bot against the second, played and read as the server plays and reads a challenge's
+(``ladder.home``), each set on one line, then the sets won, drawn and lost and the score with
+its 95% interval. It lives in the ladder's app, which owns challenges, since the layers
+below cannot read a set.
 
 ``manage.py play --replay LOG --seat N BOT`` plays BOT in seat N of a logged match (a file
 of ``GET /api/matches/{id}/log/``): the same deals, the opponent's recorded decisions, and
@@ -20,13 +26,11 @@ again exactly).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from bots.bot_code import UploadRejected
 from bots.referee import ConnectionPlayer, Limits, MatchResult, connect, referee_match
 from bots.replay import (
     ComparedBot,
@@ -37,13 +41,12 @@ from bots.replay import (
     ReplayStopped,
     read_log,
 )
-from bots.runner import BotLauncher, BuiltinLauncher, ScriptLauncher
-from bots.runtimes import DEFAULT_RUNTIME, RUNTIMES
-from bots.sandbox import SandboxUnsafe
-from bots.services.bots import builtin_strategy_names
-from bots.services.code_cache import CodeUnavailable
-from bots.services.launch import BuildFailed, local_runtime, local_sandboxed_launcher
+from bots.runner import BotLauncher
+from bots.runtimes import RUNTIMES
+from bots.services.launch import LocalBotUnplayable, local_launcher
 from games.rules import get_game
+from ladder.home import HomeSet, SetsRecord, home_sets_play
+from tournaments.duplicate import SetOutcome
 
 
 class Command(BaseCommand):
@@ -57,30 +60,14 @@ class Command(BaseCommand):
             help="the game id (snag, exposure, spades, rounds, jam) and two bots; with"
             " --replay, one bot. A bot is a .py file, a folder, or a built-in name",
         )
-        parser.add_argument("--seed", type=int, default=1)
+        add_local_play_arguments(parser)
         parser.add_argument(
-            "--option",
-            action="append",
-            default=[],
-            metavar="NAME=VALUE",
-            help="a match option, e.g. target=20 (VALUE is read as JSON when it can be)",
-        )
-        parser.add_argument("--decision-seconds", type=float, default=None)
-        parser.add_argument("--time-bank", type=float, default=None, help="seconds per match")
-        parser.add_argument("--sandbox", action="store_true", help="run bot files sandboxed")
-        parser.add_argument(
-            "--runtime",
-            choices=list(RUNTIMES),
-            default=None,
-            help="the runtime of the bot files (default: guessed from their suffixes)",
-        )
-        parser.add_argument("--quiet", action="store_true", help="print only the result")
-        parser.add_argument(
-            "--bot-seed",
+            "--sets",
             type=int,
             default=None,
-            help="the seed of a built-in bot's random generator (with --replay: BOT's; else"
-            " every built-in bot's); default: drawn by the system",
+            metavar="N",
+            help="play N duplicate sets (each deal twice, seats swapped; set k on seed"
+            " SEED + k - 1) and print the first bot's record and score with its interval",
         )
         replay = parser.add_argument_group("replay a logged match")
         replay.add_argument(
@@ -106,6 +93,8 @@ class Command(BaseCommand):
         specs = options["specs"]
         self.quiet = options["quiet"]
         if options["replay"]:
+            if options["sets"] is not None:
+                raise CommandError("--sets plays two bots, not a logged match: leave out --replay")
             self._replay(options)
             return
         if len(specs) != 3:
@@ -113,31 +102,46 @@ class Command(BaseCommand):
         for name in ("seat", "opponent"):
             if options[name] is not None:
                 raise CommandError(f"--{name} goes with --replay")
+        if options["sets"] is not None:
+            self._sets(options)
+            return
         try:
             game = get_game(specs[0])
-            state = game.new_match(options["seed"], _match_options(options["option"]))
+            state = game.new_match(options["seed"], match_options(options["option"]))
         except ValueError as error:
             raise CommandError(str(error)) from None
-        players = [self._bot(game.id, spec, options) for spec in specs[1:]]
-        limits = self._limits(options)
+        players = [local_bot(game.id, spec, options) for spec in specs[1:]]
+        limits = local_limits(options)
         for seat, player in enumerate(players):
             self.stdout.write(f"seat {seat}: {player}")
         result = referee_match(game, state, players, limits=limits, emit=self._print_event)
         self._print_result(result)
 
-    def _bot(self, game_id: str, spec: str, options: dict[str, Any]) -> BotLauncher:
-        return self._launcher(
-            game_id, spec, options["sandbox"], options["runtime"], options["bot_seed"]
-        )
-
-    def _limits(self, options: dict[str, Any]) -> Limits:
-        return Limits(
-            decision_seconds=options["decision_seconds"] or settings.BAIZE_DECISION_TIMEOUT,
-            start_seconds=settings.BAIZE_BOT_START_TIMEOUT,
-            time_bank_seconds=settings.BAIZE_TIME_BANK_SECONDS
-            if options["time_bank"] is None
-            else options["time_bank"],
-        )
+    def _sets(self, options: dict[str, Any]) -> None:
+        game_id, *specs = options["specs"]
+        if options["sets"] < 1:
+            raise CommandError("--sets counts sets from 1")
+        try:
+            game = get_game(game_id)
+        except ValueError as error:
+            raise CommandError(str(error)) from None
+        first, second = (local_bot(game.id, spec, options) for spec in specs)
+        self.stdout.write(f"first: {first}\nsecond: {second}")
+        sets_printer = SetsPrinter(self.stdout, (str(first), str(second)), quiet=self.quiet)
+        try:
+            record = home_sets_play(
+                game=game,
+                players=(first, second),
+                sets=options["sets"],
+                first_seed=options["seed"],
+                options=match_options(options["option"]),
+                limits=local_limits(options),
+                series_length=settings.BAIZE_SERIES_MAX_MATCHES,
+                on_set=sets_printer.print_set,
+            )
+        except ValueError as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(record_line(record))
 
     def _replay(self, options: dict[str, Any]) -> None:
         specs, seat = options["specs"], options["seat"]
@@ -155,8 +159,8 @@ class Command(BaseCommand):
         except (LogUnplayable, ValueError) as error:
             raise CommandError(str(error)) from None
         self._describe_log(options["replay"], recorded)
-        bot = self._bot(game.id, specs[0], options)
-        limits = self._limits(options)
+        bot = local_bot(game.id, specs[0], options)
+        limits = local_limits(options)
         comparison = Comparison(
             recorded,
             seat,
@@ -165,9 +169,7 @@ class Command(BaseCommand):
         )
         then = None
         if options["opponent"] is not None:
-            opponent = self._launcher(
-                game.id, options["opponent"], options["sandbox"], options["runtime"], None
-            )
+            opponent = local_bot(game.id, options["opponent"], {**options, "bot_seed": None})
             then = connect(opponent)
         players = [None, None]
         players[seat] = ConnectionPlayer(ComparedBot(connect(bot), comparison))
@@ -235,37 +237,6 @@ class Command(BaseCommand):
             f" ({'the same result' if same else 'a different result'})"
         )
 
-    def _launcher(
-        self,
-        game_id: str,
-        spec: str,
-        sandboxed: bool,
-        runtime: str | None,
-        bot_seed: int | None = None,
-    ) -> BotLauncher:
-        path = Path(spec)
-        if path.exists():
-            runtime = runtime or local_runtime(path)
-            if sandboxed:
-                return _sandboxed(path, runtime)
-            if runtime != DEFAULT_RUNTIME:
-                raise CommandError(
-                    f"a {runtime} bot is built and run in the sandbox, as on the server:"
-                    " add --sandbox"
-                )
-            script = path / "bot.py" if path.is_dir() else path
-            if not script.is_file() or script.suffix != ".py":
-                raise CommandError(f"no Python bot at {path} (a .py file, or a folder with bot.py)")
-            return ScriptLauncher(script)
-        strategy = builtin_strategy_names(game_id).get(spec, spec)
-        try:
-            return BuiltinLauncher(strategy, bot_seed)
-        except ValueError:
-            known = sorted(builtin_strategy_names(game_id))
-            raise CommandError(
-                f"{spec!r} is neither a bot file or folder nor a built-in bot ({', '.join(known)})"
-            ) from None
-
     def _print_event(self, kind: str, payload: dict[str, Any]) -> None:
         if self.quiet:
             return
@@ -295,22 +266,59 @@ def _recorded_name(recorded: RecordedMatch, seat: int) -> str:
     return str(player.get("bot", f"seat {seat}"))
 
 
-def _sandboxed(path: Path, runtime: str) -> BotLauncher:
-    """The bot at ``path`` as the server would take, build and run it."""
+def add_local_play_arguments(parser: CommandParser) -> None:
+    """The options of a match between local bots, shared by ``play`` and ``version_test``."""
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a match option, e.g. target=20 (VALUE is read as JSON when it can be)",
+    )
+    parser.add_argument("--decision-seconds", type=float, default=None)
+    parser.add_argument("--time-bank", type=float, default=None, help="seconds per match")
+    parser.add_argument("--sandbox", action="store_true", help="run bot files sandboxed")
+    parser.add_argument(
+        "--runtime",
+        choices=list(RUNTIMES),
+        default=None,
+        help="the runtime of the bot files (default: guessed from their suffixes)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="print only the result")
+    parser.add_argument(
+        "--bot-seed",
+        type=int,
+        default=None,
+        help="the seed of a built-in bot's random generator (with --replay: BOT's; else"
+        " every built-in bot's); default: drawn by the system",
+    )
+
+
+def local_bot(game_id: str, spec: str, options: dict[str, Any]) -> BotLauncher:
     try:
-        return local_sandboxed_launcher(path, runtime)
-    except SandboxUnsafe as error:
-        # Only the reason is printed: the probe's whole report is `manage.py sandbox`.
-        raise CommandError(f"--sandbox cannot run here: {error}") from None
-    except UploadRejected as error:
-        raise CommandError(f"the server would refuse {path}: {error}") from None
-    except CodeUnavailable as error:  # the runtime is missing here
+        return local_launcher(
+            game_id=game_id,
+            spec=spec,
+            sandboxed=options["sandbox"],
+            runtime=options["runtime"],
+            bot_seed=options["bot_seed"],
+        )
+    except LocalBotUnplayable as error:
         raise CommandError(str(error)) from None
-    except BuildFailed as error:
-        raise CommandError(f"the build of {path} failed:\n{error}") from None
 
 
-def _match_options(pairs: list[str]) -> dict[str, Any]:
+def local_limits(options: dict[str, Any]) -> Limits:
+    return Limits(
+        decision_seconds=options["decision_seconds"] or settings.BAIZE_DECISION_TIMEOUT,
+        start_seconds=settings.BAIZE_BOT_START_TIMEOUT,
+        time_bank_seconds=settings.BAIZE_TIME_BANK_SECONDS
+        if options["time_bank"] is None
+        else options["time_bank"],
+    )
+
+
+def match_options(pairs: list[str]) -> dict[str, Any]:
     options = {}
     for pair in pairs:
         name, separator, raw = pair.partition("=")
@@ -321,3 +329,47 @@ def _match_options(pairs: list[str]) -> dict[str, Any]:
         except ValueError:
             options[name] = raw
     return options
+
+
+#: A set's outcome in words, from the first bot's side (as a challenge's sets say it).
+OUTCOME_WORDS = {SetOutcome.FIRST: "won", SetOutcome.DRAWN: "drawn", SetOutcome.SECOND: "lost"}
+
+
+class SetsPrinter:
+    """Prints each set of a run of sets at home on one line (unless quiet), with any forfeit
+    and the forfeiting bot's stderr below it; ``names`` are the first and second bot's."""
+
+    def __init__(self, stdout: Any, names: tuple[str, str], *, quiet: bool) -> None:
+        self.stdout, self.names, self.quiet = stdout, names, quiet
+
+    def print_set(self, home_set: HomeSet, record: SetsRecord, note: str = "") -> None:
+        if self.quiet:
+            return
+        result = home_set.result
+        self.stdout.write(
+            f"set {home_set.number} (seed {home_set.seed}): {OUTCOME_WORDS[result.outcome]},"
+            f" matches {result.first_wins}-{result.second_wins},"
+            f" points {result.first_points}-{result.second_points}{note}"
+        )
+        for first_seat, match in enumerate(home_set.matches):
+            if match.forfeit is not None:
+                self._print_forfeit(match, first_seat)
+
+    def _print_forfeit(self, match: MatchResult, first_seat: int) -> None:
+        forfeit = match.forfeit
+        assert forfeit is not None
+        name = self.names[0 if forfeit.seat == first_seat else 1]
+        self.stdout.write(
+            f"  {name} forfeits in seat {forfeit.seat} ({forfeit.reason}): {forfeit.detail}"
+        )
+        stderr = match.stderr[forfeit.seat].strip()
+        if stderr:
+            self.stdout.write(f"  --- stderr of {name} ---\n{stderr}")
+
+
+def record_line(record: SetsRecord) -> str:
+    low, high = record.interval
+    return (
+        f"sets won-drawn-lost: {record.wins}-{record.draws}-{record.losses};"
+        f" score {record.score:.3f}, 95% interval [{low:.3f}, {high:.3f}]"
+    )

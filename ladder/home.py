@@ -1,0 +1,172 @@
+"""Challenges and version tests at home: duplicate sets between two local bots, played as a
+worker plays a challenge's or a version test's sets and read as the server reads them.
+
+A set is one deal played twice with the seats swapped (``tournaments.duplicate``): set
+``k`` deals from seed ``first_seed + k - 1``, first with the first bot in seat 0, then with
+the seats swapped, and its result is ``set_result``'s, read from the first bot's side (the
+challenger's, the candidate's). As on a worker (``tournaments.series``), each seating is a
+series: one bot process per seat plays that seating of up to ``series_length`` sets in a row,
+so no process sees a deal from both seats. The sets' record gives the score with its 95%
+Wilson interval (``tournaments.sprt.score_interval``), and a version test stops as soon as
+the server's sequential test (``tournaments.sprt.sprt_state``) decides, or at its cap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack, closing
+from dataclasses import dataclass
+from typing import Any
+
+from bots.referee import Limits, MatchResult, Player
+from bots.series import Series
+from games.rules import Game
+from tournaments.duplicate import SetMatch, SetOutcome, SetResult, set_result
+from tournaments.sprt import SprtParameters, SprtState, Verdict, score_interval, sprt_state
+
+
+@dataclass(frozen=True)
+class HomeSet:
+    """One played set: its number (from 1), its deal's seed and its two matches."""
+
+    number: int
+    seed: int
+    #: The first bot in seat 0, then in seat 1.
+    matches: tuple[MatchResult, MatchResult]
+
+    @property
+    def result(self) -> SetResult:
+        """The set as the server reads it, the first bot as its first entrant."""
+        return set_result(
+            SetMatch(first_seat, match.winner, match.scores)
+            for first_seat, match in enumerate(self.matches)
+        )
+
+
+@dataclass(frozen=True)
+class SetsRecord:
+    """Sets won, drawn and lost by the first bot."""
+
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    def add(self, outcome: SetOutcome) -> SetsRecord:
+        return SetsRecord(
+            self.wins + (outcome is SetOutcome.FIRST),
+            self.draws + (outcome is SetOutcome.DRAWN),
+            self.losses + (outcome is SetOutcome.SECOND),
+        )
+
+    @property
+    def sets(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        """The first bot's mean set score (a draw scores 1/2), 0.5 before any set."""
+        return (self.wins + self.draws / 2) / self.sets if self.sets else 0.5
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The score's 95% Wilson interval, as a challenge's (``score_interval``)."""
+        return score_interval(self.wins, self.draws, self.losses)
+
+
+#: Called after each set with the set and the record so far.
+OnSet = Callable[[HomeSet, SetsRecord], None]
+
+
+def home_sets_play(
+    *,
+    game: Game,
+    players: tuple[Player, Player],
+    sets: int,
+    first_seed: int,
+    options: Mapping[str, Any],
+    limits: Limits,
+    series_length: int,
+    on_set: OnSet | None = None,
+    stop: Callable[[SetsRecord], bool] | None = None,
+) -> SetsRecord:
+    """Play up to ``sets`` duplicate sets of ``players[0]`` against ``players[1]``, stopping
+    early once ``stop(record)`` is true; the first bot's record. ``ValueError`` names a bad
+    option before any bot starts."""
+    if sets < 1:
+        raise ValueError(f"at least one set is played, got {sets}")
+    game.new_match(first_seed, options)  # refuses bad options before any bot starts
+    record = SetsRecord()
+    with closing(_sets(game, players, sets, first_seed, options, limits, series_length)) as played:
+        for home_set in played:
+            record = record.add(home_set.result.outcome)
+            if on_set is not None:
+                on_set(home_set, record)
+            if stop is not None and stop(record):
+                break
+    return record
+
+
+def _sets(
+    game: Game,
+    players: tuple[Player, Player],
+    sets: int,
+    first_seed: int,
+    options: Mapping[str, Any],
+    limits: Limits,
+    series_length: int,
+) -> Iterator[HomeSet]:
+    """The sets, played a run of ``series_length`` at a time, each seating a series of its
+    own; closing the generator closes the run's bots."""
+    first, second = players
+    for start in range(1, sets + 1, series_length):
+        run = min(series_length, sets - start + 1)
+        with ExitStack() as stack:
+            seatings = [
+                stack.enter_context(Series(seating, matches=run))
+                for seating in ((first, second), (second, first))
+            ]
+            for number in range(start, start + run):
+                seed = first_seed + number - 1
+                matches = tuple(
+                    series.play(game, game.new_match(seed, options), limits=limits, emit=_unlogged)
+                    for series in seatings
+                )
+                yield HomeSet(number, seed, matches)
+
+
+def _unlogged(kind: str, payload: dict[str, Any]) -> None:
+    """At home no match is stored: its events go nowhere."""
+
+
+def home_version_test_play(
+    *,
+    game: Game,
+    candidate: Player,
+    baseline: Player,
+    parameters: SprtParameters,
+    first_seed: int,
+    options: Mapping[str, Any],
+    limits: Limits,
+    series_length: int,
+    on_set: OnSet | None = None,
+) -> SprtState:
+    """The server's sequential test of ``candidate`` against ``baseline`` (its sets from the
+    candidate's side), judged after every set: played until it decides or reaches
+    ``parameters.max_sets``."""
+
+    def decided(record: SetsRecord) -> bool:
+        state = sprt_state(record.wins, record.draws, record.losses, parameters)
+        return state.verdict is not Verdict.PENDING
+
+    record = home_sets_play(
+        game=game,
+        players=(candidate, baseline),
+        sets=parameters.max_sets,
+        first_seed=first_seed,
+        options=options,
+        limits=limits,
+        series_length=series_length,
+        on_set=on_set,
+        stop=decided,
+    )
+    return sprt_state(record.wins, record.draws, record.losses, parameters)
