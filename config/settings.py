@@ -293,7 +293,7 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
 }
 # The pages sign in with the same accounts, through Django's sessions (and CSRF on forms).
 LOGIN_URL = "web:login"
-LOGIN_REDIRECT_URL = "web:home"
+LOGIN_REDIRECT_URL = "web:my-bots"
 LOGOUT_REDIRECT_URL = "web:home"
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -1,7 +1,8 @@
 """The pages' forms: they read what was typed, the services judge it.
 
-A form checks only what a page asks (the same password twice); every rule of an account is
-the service's, or the API's own input rule, so a page refuses exactly what the API refuses.
+A form checks only what a page asks (the same password twice, a number where a number
+goes); every rule of an account, an upload, a challenge or a version test is the service's,
+or the API's own input rule, so a page refuses exactly what the API refuses.
 """
 
 from __future__ import annotations
@@ -35,3 +36,22 @@ class SignUpForm(forms.Form):
         """Show the service's refusal beside the fields it names."""
         for name, messages in error.messages.items():
             self.add_error(name if name in self.fields else None, messages)
+
+
+class ChallengeForm(forms.Form):
+    version = forms.IntegerField()
+    opponent = forms.IntegerField()
+    sets = forms.IntegerField()
+
+
+class VersionTestForm(forms.Form):
+    candidate = forms.IntegerField()
+    baseline = forms.IntegerField()
+
+
+def form_problems(form: forms.Form) -> str:
+    """A form's errors in one line, for a message on the page it came from."""
+    return "; ".join(
+        f"{name}: {' '.join(messages)}" if name != "__all__" else " ".join(messages)
+        for name, messages in form.errors.items()
+    )

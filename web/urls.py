@@ -20,4 +20,8 @@ urlpatterns = [
     path("accounts/login/", author_views.SignInView.as_view(), name="login"),
     path("accounts/logout/", LogoutView.as_view(), name="logout"),
     path("accounts/sign-up/", author_views.sign_up, name="sign-up"),
+    path("my/bots/", author_views.my_bots, name="my-bots"),
+    path("my/bots/<int:pk>/versions/", author_views.version_upload, name="version-upload"),
+    path("my/challenges/", author_views.challenge_start, name="challenge-start"),
+    path("my/version-tests/", author_views.version_test_start, name="version-test-start"),
 ]

@@ -59,9 +59,10 @@ def test_a_visitor_s_header_offers_to_sign_in_and_come_back(client):
 def test_an_author_signs_in_with_the_api_account_and_every_page_names_them(client, alice):
     response = sign_in(client, "alice")
 
-    assert response.status_code == 302 and response["Location"] == "/"
+    assert response.status_code == 302 and response["Location"] == "/my/bots/"
     shown = header(client.get("/"))
     assert '<span id="signed-in-as">alice</span>' in shown
+    assert '<a href="/my/bots/">my bots</a>' in shown
     assert 'action="/accounts/logout/"' in shown and "sign out" in shown
 
 
@@ -118,7 +119,7 @@ def test_signing_up_on_the_page_makes_an_account_the_api_knows(client):
         {"username": "carol", "password": PASSWORD, "password_again": PASSWORD, "email": ""},
     )
 
-    assert response.status_code == 302 and response["Location"] == "/"
+    assert response.status_code == 302 and response["Location"] == "/my/bots/"
     assert "carol" in header(client.get("/"))
     carol = User.objects.get(username="carol")
     assert Token.objects.filter(user=carol).exists()
