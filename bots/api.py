@@ -7,10 +7,6 @@ place (``config.api_errors``).
 
 from __future__ import annotations
 
-import io
-
-from django.core.files.uploadedfile import InMemoryUploadedFile
-from django.core.files.uploadhandler import FileUploadHandler, StopUpload
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -31,10 +27,10 @@ from errors import DomainError, NotFound
 from games.rules import GAMES
 
 from . import selectors
-from .bot_code import UploadRejected, read_code_folder, zip_code
+from .bot_code import read_code_folder, zip_code
 from .models import Bot, BotVersion
 from .permissions import can_change_bot, can_see_private
-from .runtimes import DEFAULT_RUNTIME, RUNTIMES
+from .runtimes import DEFAULT_RUNTIME
 from .serializers import (
     AccountSerializer,
     BotInputSerializer,
@@ -52,10 +48,8 @@ from .services.accounts import user_sign_up, user_token
 from .services.bots import bot_create, bot_update
 from .services.code_cache import CodeUnavailable
 from .services.launch import current_sandbox, version_sources_dir
-from .services.upload import bot_version_upload, upload_limits
-
-#: Room for the multipart envelope around the file itself.
-_MULTIPART_SLACK = 64 * 1024
+from .services.upload import bot_version_upload
+from .upload_files import upload_capped, upload_file
 
 
 class ScopedOnPost(ScopedRateThrottle):
@@ -254,55 +248,7 @@ def _version_serializer(request: Request, bot: Bot):
     return BotVersionSerializer
 
 
-class CappedMemoryUpload(FileUploadHandler):
-    """Keeps an uploaded file in memory, never on disk, and stops reading past the limit."""
-
-    def __init__(self, request=None, *, limit: int) -> None:
-        super().__init__(request)
-        self.limit = limit
-        self.exceeded = False
-
-    def new_file(self, *args, **kwargs) -> None:
-        super().new_file(*args, **kwargs)
-        self.chunks: list[bytes] = []
-        self.received = 0
-
-    def receive_data_chunk(self, raw_data: bytes, start: int) -> None:
-        self.received += len(raw_data)
-        if self.received > self.limit:
-            self.exceeded = True
-            raise StopUpload(connection_reset=False)
-        self.chunks.append(raw_data)
-
-    def file_complete(self, file_size: int) -> InMemoryUploadedFile:
-
-        content = io.BytesIO(b"".join(self.chunks))
-        return InMemoryUploadedFile(
-            content,
-            self.field_name,
-            self.file_name,
-            self.content_type,
-            file_size,
-            self.charset,
-            self.content_type_extra,
-        )
-
-
 def _uploaded_file(request: Request):
     """The ``file`` part of the upload, refused early when it is too large."""
-    # The largest any runtime takes: the upload's own runtime checks its own limit.
-    limit = max(upload_limits(runtime).max_bytes for runtime in RUNTIMES.values())
-    too_large = UploadRejected("too_large", f"the upload is larger than {limit} bytes", status=413)
-    declared = int(request.META.get("CONTENT_LENGTH") or 0)
-    if declared > limit + _MULTIPART_SLACK:
-        raise too_large
-    handler = CappedMemoryUpload(request._request, limit=limit)
-    request._request.upload_handlers = [handler]
-    upload = request.FILES.get("file")
-    if handler.exceeded:
-        raise too_large
-    if upload is None:
-        raise UploadRejected(
-            "no_file", "attach the bot as a multipart file field named 'file'", field="file"
-        )
-    return upload
+    handler = upload_capped(request._request)
+    return upload_file(request.FILES.get("file"), handler)

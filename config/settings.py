@@ -291,6 +291,10 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
     "token": env_rate("BAIZE_TOKEN_RATE", "30/hour"),
     "upload": env_rate("BAIZE_UPLOAD_RATE", "30/hour"),
 }
+# The pages sign in with the same accounts, through Django's sessions (and CSRF on forms).
+LOGIN_URL = "web:login"
+LOGIN_REDIRECT_URL = "web:my-bots"
+LOGOUT_REDIRECT_URL = "web:home"
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},

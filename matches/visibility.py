@@ -89,7 +89,7 @@ def match_access(*, match: Match, user: User | AnonymousUser, view: str | None) 
     owned = _owned_seats(match, user)
     allowed = _views_allowed(user, owned, in_play)
     if asked not in allowed:
-        raise NotAllowed(_refusal(match, asked), field="view")
+        raise NotAllowed(_refusal(match, asked, user), field="view")
     private = frozenset({0, 1}) if user.is_staff else frozenset(owned)
     if asked is View.FULL:
         lens = Lens(private_seats=private)
@@ -121,13 +121,27 @@ def _parse_view(view: str | None) -> View:
         raise DomainError(f"no view {view!r}; the views are {choices}", field="view") from None
 
 
-def _refusal(match: Match, view: View) -> str:
+def _refusal(match: Match, view: View, user: User | AnonymousUser) -> str:
+    """Why ``user`` may not use ``view``, in words that say what would let them (a page
+    shows it as it is; the API as the refusal's detail)."""
     if view is View.FULL:
         return (
             f"the full log of match {match.pk} is shown once no match dealt its cards is in"
             " play; until then staff only"
         )
-    return f"only the owner of the bot in seat {view.seat} and staff see that seat's view"
+    seat = view.seat
+    if not user.is_authenticated:
+        return (
+            f"sign in to see seat {seat}'s view: only the owner of the bot in seat {seat}"
+            " and staff see it"
+        )
+    owner = match.seats.filter(seat=seat).values_list("version__bot__owner_id", flat=True)
+    if owner.first() is None:
+        return f"seat {seat} holds a built-in bot: only staff see that seat's view"
+    return (
+        f"seat {seat} belongs to another author: only the owner of its bot and staff see"
+        " that seat's view"
+    )
 
 
 def _owned_seats(match: Match, user: User | AnonymousUser) -> set[int]:

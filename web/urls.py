@@ -1,6 +1,7 @@
+from django.contrib.auth.views import LogoutView
 from django.urls import path
 
-from . import views
+from . import author_views, views
 
 app_name = "web"
 
@@ -15,4 +16,12 @@ urlpatterns = [
     path("version-tests/<int:pk>/", views.version_test_detail, name="version-test"),
     path("bots/<int:pk>/", views.bot_detail, name="bot"),
     path("matches/<int:pk>/", views.match_detail, name="match"),
+    # The accounts are the API's: a session here, a token there.
+    path("accounts/login/", author_views.SignInView.as_view(), name="login"),
+    path("accounts/logout/", LogoutView.as_view(), name="logout"),
+    path("accounts/sign-up/", author_views.sign_up, name="sign-up"),
+    path("my/bots/", author_views.my_bots, name="my-bots"),
+    path("my/bots/<int:pk>/versions/", author_views.version_upload, name="version-upload"),
+    path("my/challenges/", author_views.challenge_start, name="challenge-start"),
+    path("my/version-tests/", author_views.version_test_start, name="version-test-start"),
 ]

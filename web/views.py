@@ -49,21 +49,35 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
 
 def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return live.tournament_response(
-        request, pk, "page", lambda: _tournament_html(request, pk, "web/tournament.html")
+        request,
+        pk,
+        "page",
+        lambda: _tournament_main(pk),
+        frame=lambda main: render_to_string("web/tournament.html", main, request),
     )
 
 
 def tournament_live(request: HttpRequest, pk: int) -> HttpResponse:
     """The changing part of the tournament page, which the page polls for."""
     return live.tournament_response(
-        request, pk, "live", lambda: _tournament_html(request, pk, "web/_tournament_live.html")
+        request,
+        pk,
+        "live",
+        lambda: _tournament_html(get_object_or_404(Tournament, pk=pk), "web/_tournament_live.html"),
     )
 
 
-def _tournament_html(request: HttpRequest, pk: int, template: str) -> str:
+def _tournament_main(pk: int) -> dict[str, str]:
+    """The page's title and main part: the same for every viewer, so rendered without the
+    request (nothing of a viewer can reach the cache)."""
     tournament = get_object_or_404(Tournament, pk=pk)
+    main = _tournament_html(tournament, "web/_tournament_main.html")
+    return {"title": tournament.name, "main": main}
+
+
+def _tournament_html(tournament: Tournament, template: str) -> str:
     page = selectors.tournament_page(tournament=tournament)
-    return render_to_string(template, {"page": page, "tournament": tournament}, request)
+    return render_to_string(template, {"page": page, "tournament": tournament})
 
 
 def game_detail(request: HttpRequest, game_id: str) -> HttpResponse:

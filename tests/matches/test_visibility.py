@@ -381,3 +381,23 @@ def test_an_unknown_view_is_a_clear_400(client, db):
     assert response.status_code == 400
     assert response.json()["error"] == "invalid"
     assert "public, seat0, seat1, full" in response.json()["detail"]["view"]
+
+
+def test_a_refused_seat_view_says_what_would_let_the_viewer_see_it(client, db):
+    alice = User.objects.create_user("alice-v", password="x")
+    bob = User.objects.create_user("bob-v", password="x")
+    alices, builtin = owned_version(alice, "snag", "alices"), owned_version(None, "snag", "b")
+    match, _ = twins("snag", 7, alices, builtin)
+
+    def refusal(view: str) -> str:
+        response = client.get(f"/api/matches/{match.pk}/", {"view": view})
+        assert response.status_code == 403
+        return response.json()["detail"]["view"]
+
+    assert refusal("seat0").startswith("sign in to see seat 0's view")
+    client.force_login(bob)
+    assert refusal("seat0").startswith("seat 0 belongs to another author")
+    assert refusal("seat1").startswith("seat 1 holds a built-in bot")
+    client.force_login(alice)
+    assert refusal("seat1").startswith("seat 1 holds a built-in bot")
+    assert client.get(f"/api/matches/{match.pk}/", {"view": "seat0"}).status_code == 200

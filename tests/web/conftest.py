@@ -1,4 +1,5 @@
-"""Fixtures of the page tests: an empty cache for each test, and headless Chromium."""
+"""Fixtures of the page tests: an empty cache for each test, a fast password hasher, and
+headless Chromium; the bots tests' sandbox and code store, for uploads from the pages."""
 
 import os
 
@@ -7,6 +8,7 @@ from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
 
+from tests.bots.conftest import code_store, pytest_configure, sandbox  # noqa: F401
 from tests.web.browser import DESKTOP, FLAGS, chromium_path
 
 
@@ -16,6 +18,12 @@ def empty_cache():
     cache.clear()
     yield
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    """Signing in checks a password: Django's own hasher spends most of a second on each."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture(scope="module")

@@ -101,3 +101,22 @@ def test_the_match_page(client):
         match = Match.objects.filter(tournament_match__tournament=tournament).first()
         found.append(queries_for(client, f"/matches/{match.pk}/"))
     assert_a_fixed_handful(found)
+
+
+def test_an_author_s_own_page(client, alice):
+    """The same count whatever the bots and versions; the ratings and the ladder are read
+    through their apps' selectors, which take one game each: two reads a game at most."""
+    from games.rules import GAMES
+    from tests.ladder.conftest import bots_of
+
+    client.force_login(alice)
+    found = []
+    for count in (1, 3):
+        for game in GAMES:
+            for version in bots_of(alice, count, game=game):
+                BotVersion.objects.create(
+                    bot=version.bot, number=2, content_hash=f"{version.pk:064x}"
+                )
+        found.append(queries_for(client, "/my/bots/"))
+    assert len(set(found)) == 1, f"the count grows with the data: {found}"
+    assert max(found) <= 5 + 2 * len(GAMES), found
