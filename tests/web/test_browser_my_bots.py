@@ -129,6 +129,9 @@ def test_an_author_uploads_challenges_and_follows_their_seat(page, live_server, 
     reads_well(stranger, "seat-view-refused")
     stranger.context.close()
 
+    # Off the running match's page first: its viewer polls the seat's view, which a poll
+    # landing after the sign-out would see refused.
+    page.goto(f"{live_server.url}/my/bots/")
     page.locator("#account button", has_text="sign out").click()
     expect(page.locator("#account")).to_have_text("sign in")
     assert not page.errors
