@@ -70,7 +70,7 @@ test: $(STAMP) browser-deps sandbox-deps runtime-deps
 
 # The inner loop: the suite without the browser tests, the tests of the real sandbox (marked
 # sandbox) and those of the real services (marked services, skipped here anyway), nor the
-# longest property tests (their 1,000 random matches a game); make test runs them all.
+# longest property tests (their 600 random matches a game); make test runs them all.
 FAST_LEAVES_OUT := not browser and not sandbox and not services
 test-fast: $(STAMP)
 	$(PY) -m pytest $(PYTEST_PARALLEL) -m '$(FAST_LEAVES_OUT)' \
