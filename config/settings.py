@@ -35,6 +35,11 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "t
 if not ALLOWED_HOSTS and not DEBUG:
     # Django would answer every request with 400.
     raise ImproperlyConfigured("ALLOWED_HOSTS must name at least one host unless DEBUG=1")
+# Served over HTTPS (behind a proxy that ends TLS): the session and CSRF cookies are sent over
+# HTTPS only, and the pages' forms are posted from the public https:// origins listed here.
+HTTPS = env_bool("BAIZE_HTTPS", False)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = HTTPS
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 INSTALLED_APPS = [
     "django.contrib.admin",

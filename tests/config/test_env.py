@@ -83,6 +83,15 @@ def test_a_tick_of_whole_seconds_is_accepted(monkeypatch):
     assert {entry["schedule"] for entry in schedule.values()} == {2}
 
 
+def test_https_sends_the_sign_in_cookies_over_https_only(monkeypatch):
+    assert _settings_module()["SESSION_COOKIE_SECURE"] is False
+    monkeypatch.setenv("BAIZE_HTTPS", "1")
+    monkeypatch.setenv("CSRF_TRUSTED_ORIGINS", "https://baize.example.org")
+    loaded = _settings_module()
+    assert loaded["SESSION_COOKIE_SECURE"] is loaded["CSRF_COOKIE_SECURE"] is True
+    assert loaded["CSRF_TRUSTED_ORIGINS"] == ["https://baize.example.org"]
+
+
 @pytest.mark.parametrize(
     ("variable", "value", "message"),
     [
