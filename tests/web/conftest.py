@@ -53,7 +53,10 @@ def page(browser):
     tab = context.new_page()
     tab.errors = []
     tab.on("pageerror", lambda error: tab.errors.append(str(error)))
-    tab.on("console", lambda m: m.type == "error" and tab.errors.append(m.text))
+    tab.on(
+        "console",
+        lambda m: m.type == "error" and tab.errors.append(f"{m.text} ({m.location.get('url')})"),
+    )
     yield tab
     context.close()
 
