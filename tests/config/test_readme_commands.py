@@ -47,6 +47,8 @@ MAKE = ("make", "-o", ".venv/.installed")
 #: Seconds a command or a wait may take before the test fails.
 COMMAND_SECONDS = 180
 PASSWORD = "a long enough passphrase"
+#: Matches the worker finishes while authors' requests write beside it.
+MATCHES = 3
 
 
 @pytest.fixture(scope="module")
@@ -254,7 +256,8 @@ def test_sqlite_serves_requests_while_a_worker_plays_and_never_answers_500(check
         services.append(Service(checkout, "worker", environment))
         wait_for(lambda: finished_matches(client) >= 1, "the worker's first match", services)
         rounds = 0
-        while finished_matches(client) < 8 or rounds < 4:
+        # Two matches finished while the requests go on: both write to the file at once.
+        while finished_matches(client) < MATCHES or rounds < 6:
             author_requests(client, rounds)
             rounds += 1
             assert rounds < 60, f"the worker finished {finished_matches(client)} matches"
@@ -268,4 +271,4 @@ def test_sqlite_serves_requests_while_a_worker_plays_and_never_answers_500(check
     assert "Internal Server Error" not in services[0].output()
     assert sum(status == 201 for _, _, status in client.statuses) >= 4
     replayed = run(checkout, "DEBUG=1 .venv/bin/python manage.py replay_matches")
-    assert replayed.rstrip().endswith(": 0 failed") and int(replayed.split()[0]) >= 8, replayed
+    assert replayed.rstrip().endswith(": 0 failed") and int(replayed.split()[0]) >= MATCHES, replayed
