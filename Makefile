@@ -6,6 +6,10 @@ STAMP := $(VENV)/.installed
 GAME ?= snag
 # make serve's port on 127.0.0.1: make serve PORT=8761
 PORT ?= 8000
+# Python caches compiled modules (and pytest its rewritten tests) in __pycache__/, ignored by
+# git: a host that asks for none (PYTHONDONTWRITEBYTECODE) would have every process of the
+# suite, the demo and the workers compile the project afresh.
+unexport PYTHONDONTWRITEBYTECODE
 # The demo, bench and local server run on the embedded default, where debugging is fine.
 LOCAL := DEBUG=$${DEBUG:-1}
 
