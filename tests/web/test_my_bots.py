@@ -74,6 +74,15 @@ def test_the_page_lists_only_the_author_s_own_bots(signed_in, alice, bob):
     assert f'id="bot-{theirs.bot_id}"' not in text(page)
 
 
+def test_the_bot_page_sends_its_owner_alone_to_the_logs(signed_in, client, alices_bot, bob):
+    owner_note = f'href="/my/bots/#bot-{alices_bot.pk}"'
+    assert owner_note in text(signed_in.get(f"/bots/{alices_bot.pk}/"))
+    other = Client()
+    assert owner_note not in text(other.get(f"/bots/{alices_bot.pk}/"))
+    other.force_login(bob)
+    assert owner_note not in text(other.get(f"/bots/{alices_bot.pk}/"))
+
+
 def test_each_version_shows_its_status_reason_check_log_runtime_series_and_rating(
     signed_in, alices_bot
 ):
