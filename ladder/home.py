@@ -22,7 +22,14 @@ from bots.referee import Limits, MatchResult, Player
 from bots.series import Series
 from games.rules import Game
 from tournaments.duplicate import SetMatch, SetOutcome, SetResult, set_result
-from tournaments.sprt import SprtParameters, SprtState, Verdict, score_interval, sprt_state
+from tournaments.sprt import (
+    SprtParameters,
+    SprtState,
+    Verdict,
+    score_interval,
+    set_score,
+    sprt_state,
+)
 
 
 @dataclass(frozen=True)
@@ -65,7 +72,8 @@ class SetsRecord:
     @property
     def score(self) -> float:
         """The first bot's mean set score (a draw scores 1/2), 0.5 before any set."""
-        return (self.wins + self.draws / 2) / self.sets if self.sets else 0.5
+        score = set_score(self.wins, self.draws, self.losses)
+        return 0.5 if score is None else score
 
     @property
     def interval(self) -> tuple[float, float]:

@@ -25,7 +25,7 @@ from tournaments.models import (
 )
 from tournaments.ratings.maths import CONSERVATIVE_SIGMAS, PRIOR
 from tournaments.ratings.selectors import rating_skills
-from tournaments.sprt import ELO_LIMIT, elo_interval, score_interval, sprt_state
+from tournaments.sprt import ELO_LIMIT, elo_interval, score_interval, set_score, sprt_state
 
 from .matchmaking import LadderVersion
 
@@ -248,7 +248,7 @@ class SetTally:
 
     @property
     def score(self) -> float | None:
-        return (self.wins + self.draws / 2) / self.sets if self.sets else None
+        return set_score(self.wins, self.draws, self.losses)
 
     @property
     def score_interval(self) -> tuple[float, float]:

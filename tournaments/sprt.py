@@ -107,7 +107,8 @@ class SprtState:
     @property
     def score(self) -> float:
         """The candidate's mean set score, 0.5 before any set."""
-        return (self.wins + self.draws / 2) / self.sets if self.sets else 0.5
+        score = set_score(self.wins, self.draws, self.losses)
+        return 0.5 if score is None else score
 
 
 #: Set scores of a win, a draw and a loss.
@@ -167,6 +168,12 @@ def sprt_state(wins: int, draws: int, losses: int, parameters: SprtParameters) -
     else:
         verdict = Verdict.PENDING
     return SprtState(wins, draws, losses, llr, verdict)
+
+
+def set_score(wins: int, draws: int, losses: int) -> float | None:
+    """The mean set score (a set won 1, drawn 1/2, lost 0); None before any set."""
+    sets = wins + draws + losses
+    return (wins + draws / 2) / sets if sets else None
 
 
 def score_interval(wins: int, draws: int, losses: int, z: float = Z_95) -> tuple[float, float]:
