@@ -270,7 +270,7 @@ class Game(Generic[S]):
             "winner": state.winner,
             "dealer": state.dealer,
             "deal_number": state.deal_number,
-            "options": own_copy(dict(state.options)),
+            "options": state.options if shared else own_copy(dict(state.options)),
             **self._view(state, seat, shared),
         }
 

@@ -32,6 +32,10 @@ void send(const json& message) {
 }
 
 int main() {
+    // Streams kept in step with C's stdio read one character at a time: unsynchronised,
+    // reading a decide line (a kilobyte or more) costs a fraction. Then write through
+    // std::cout and std::cerr only, not printf.
+    std::ios::sync_with_stdio(false);
     std::mt19937 rng(SEED);
     std::string line;
     // The end of input ends the series: the loop, and the bot, end.
