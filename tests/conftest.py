@@ -41,6 +41,9 @@ _XDIST_GROUPS = ("sandbox", "browser")
 
 
 def pytest_collection_modifyitems(config, items):
+    # Longest first: xdist hands tests out in this order, and a long test started last would
+    # run alone at the end while the other worker idles.
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
     for item in items:
         for group in _XDIST_GROUPS:
             if item.get_closest_marker(group):

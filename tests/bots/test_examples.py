@@ -112,6 +112,7 @@ def test_the_montecarlo_bot_plays_a_whole_match_against_the_heuristic_without_fo
     assert max(result.scores) >= 10
 
 
+@pytest.mark.slow
 def test_the_montecarlo_bot_wins_more_matches_than_it_loses_against_the_heuristic(
     montecarlo_build,
 ):

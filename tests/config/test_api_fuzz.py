@@ -22,6 +22,8 @@ from bots.models import Bot
 from config.wsgi import application
 from tournaments.models import Tournament
 
+pytestmark = pytest.mark.slow
+
 #: Examples per operation and identity: the whole run stays within a minute or so.
 EXAMPLES = 12
 

@@ -35,6 +35,8 @@ import pytest
 
 from config.celery import app
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 #: What the suite (and the ``make test`` around it) sets for itself, which a reader of the
 #: README has not set.

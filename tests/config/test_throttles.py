@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 #: Small: each request is served by a freshly forked worker, which takes most of a second.
 LIMIT = 2

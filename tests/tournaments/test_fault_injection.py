@@ -21,7 +21,7 @@ import pytest
 from .conftest import ROOT, services_configured
 from .faults.services import PrivatePostgres, PrivateRedis
 
-pytestmark = pytest.mark.services
+pytestmark = [pytest.mark.slow, pytest.mark.services]
 
 RECOVERY_SECONDS = 300
 SCENARIO = "tests.tournaments.faults.scenario"

@@ -30,7 +30,7 @@ from .conftest import (
     worker_kill,
 )
 
-pytestmark = pytest.mark.services
+pytestmark = [pytest.mark.slow, pytest.mark.services]
 
 #: A tick a second, leases of four seconds: a dead worker's match is replaced within ~5 s.
 FAST = {

@@ -62,6 +62,7 @@ def assert_view_hides(game, state, seat: int) -> None:
     assert not leaked, f"seat {seat} sees hidden cards {sorted(leaked)}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game_id", GAME_IDS)
 @PLAYOUTS
 @given(seed=seeds, choice_seed=st.integers(0, 2**32))
