@@ -517,7 +517,9 @@
   }
   loadEvents().then(function () {
     markLog(step);
-    if (info.status === "running") follow();
+    // A page drawn as running whose log has already ended is a moment behind the match's
+    // status: following it would reload the page again and again until the status caught up.
+    if (info.status === "running" && !finished) follow();
   });
   go(startingStep());
 })();
