@@ -73,6 +73,9 @@ OUT_OF_TIME = (
 )
 #: The shortest wait between two readings of a thinking bot's CPU time.
 _CPU_SLICE_SECONDS = 0.002
+#: Past its decision's limit, a bot's time asleep is read this often (``IdleMeter``): a sleep
+#: that ends in a reply is charged at most this much short.
+IDLE_READING_SECONDS = 0.05
 
 
 class ProcessControl(Protocol):
@@ -102,29 +105,45 @@ class IdleMeter:
     charged as CPU time is. Nothing is read before ``start_at``, so a decision that ends
     within its limit costs nothing more. The time a task waited for a CPU is lost with it if
     it ends meanwhile: that only charges a bot more, never less.
+
+    Only readings taken before the bot wrote anything count (``read``): once its reply is in
+    the pipe the bot sleeps waiting for its next line, and a referee starved of CPU reads
+    the reply late. So a sleep is charged up to the last reading before the reply, at most
+    ``IDLE_READING_SECONDS`` short of it while the referee keeps its pace.
     """
 
     def __init__(self, control: ProcessControl, start_at: float) -> None:
         self._control = control
         self._start_at = start_at
         self._mark: tuple[float, float, dict[int, float]] | None = None
+        self._read_at: float | None = None
+        self._idle = 0.0
 
-    def next_reading(self) -> float | None:
-        """When the meter must be read next: at ``start_at``, until it has been."""
-        return self._start_at if self._mark is None else None
+    def next_reading(self) -> float:
+        """When the meter must be read next: at ``start_at``, then every
+        ``IDLE_READING_SECONDS``."""
+        return self._start_at if self._read_at is None else self._read_at + IDLE_READING_SECONDS
 
-    def idle_seconds(self) -> float:
-        """Seconds idle since the first reading at or after ``start_at``."""
+    def read(self, silent_since: Callable[[], bool]) -> None:
+        """Take a reading (none before ``start_at``); it counts only if ``silent_since()``,
+        asked after it, says the bot has written nothing yet."""
         now = monotonic()
         if now < self._start_at:
-            return 0.0
+            return
         cpu, waiting = self._control.cpu_seconds(), self._control.waiting_by_task()
+        self._read_at = now
+        if not silent_since():
+            return
         if self._mark is None:
             self._mark = (now, cpu, waiting)
-            return 0.0
+            return
         wall_then, cpu_then, waiting_then = self._mark
         waited = sum(seconds - waiting_then.get(task, 0.0) for task, seconds in waiting.items())
-        return max(0.0, (now - wall_then) - (cpu - cpu_then) - waited)
+        self._idle = max(self._idle, (now - wall_then) - (cpu - cpu_then) - waited)
+
+    def idle_seconds(self) -> float:
+        """Seconds idle between the first and the last reading that counted."""
+        return self._idle
 
 
 @dataclass(frozen=True)
@@ -252,6 +271,8 @@ class BotProcess:
         self._poller = select.poll()
         self._poller.register(self._stdout, select.POLLIN)
         self._poller.register(self._stderr, select.POLLIN)
+        self._stdout_poller = select.poll()
+        self._stdout_poller.register(self._stdout, select.POLLIN)
         self._buffer = bytearray()
         self._stderr_head = b""
         self._stderr_tail = b""
@@ -468,12 +489,13 @@ class BotProcess:
         while newline < 0:
             if len(buffer) > MAX_LINE_BYTES:
                 raise LineTooLong(f"the bot wrote a line longer than {MAX_LINE_BYTES} bytes")
-            wake = None if idle is None else idle.next_reading()
-            self._wait_for_output(min(deadline, wake or deadline), cpu_limit, cpu_left, deadline)
+            wake = deadline if idle is None else min(deadline, idle.next_reading())
+            self._wait_for_output(wake, cpu_limit, cpu_left, deadline)
             newline = buffer.find(b"\n")
             if cpu_limit is not None and newline < 0:
                 cpu_left = cpu_limit - (self._control.cpu_seconds() - self._cpu_mark)
                 if idle is not None:
+                    idle.read(self._stdout_silent)
                     cpu_left -= idle.idle_seconds()
         if newline > MAX_LINE_BYTES:
             raise LineTooLong(f"the bot wrote a line longer than {MAX_LINE_BYTES} bytes")
@@ -484,6 +506,10 @@ class BotProcess:
             if self._control is not None:
                 self._control.running(self.pid)
         return line
+
+    def _stdout_silent(self) -> bool:
+        """Whether the bot's stdout holds nothing unread (nor was closed)."""
+        return not self._stdout_poller.poll(0)
 
     def _wait_for_output(
         self,

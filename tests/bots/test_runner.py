@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -79,6 +81,69 @@ def test_an_idle_callback_does_not_stretch_the_deadline(monkeypatch):
     with BotProcess(program("import time; time.sleep(30)")) as bot, pytest.raises(BotTimedOut):
         bot.on_idle = lambda: None
         bot.request(b"hello\n", timeout=0.3)
+
+
+class UnmeteredControl:
+    """A control that neither freezes nor meters: a bot that only sleeps uses no CPU."""
+
+    def freeze(self) -> None: ...
+
+    def thaw(self) -> None: ...
+
+    def cpu_seconds(self) -> float:
+        return 0.0
+
+    def waiting_by_task(self) -> dict[int, float]:
+        return {}
+
+    def running(self, pid: int) -> None: ...
+
+
+SLEEPS_THEN_REPLIES = (
+    "import sys, time\nfor line in sys.stdin:\n    time.sleep(0.3)\n    print('done', flush=True)\n"
+)
+
+
+def controlled(spec: LaunchSpec) -> LaunchSpec:
+    return dataclasses.replace(spec, control=UnmeteredControl())
+
+
+def test_a_sleep_past_the_decisions_limit_is_charged():
+    with BotProcess(controlled(program(SLEEPS_THEN_REPLIES))) as bot:
+        reply, charged = bot.request(b"go\n", timeout=5, idle_after=0.1)
+    assert reply == b"done"
+    # 0.2 s asleep past the limit, read at most IDLE_READING_SECONDS short of the reply.
+    assert 0.2 - runner.IDLE_READING_SECONDS - 0.03 <= charged <= 0.35
+
+
+def test_a_referee_that_reads_the_reply_late_does_not_charge_the_wait_after_it(monkeypatch):
+    # The referee takes its first reading at the limit, then gets no CPU for a second: the
+    # bot replies meanwhile and sleeps waiting for its next line, which is not its time.
+    read = runner.IdleMeter.read
+
+    def starved_after_reading(meter, silent_since):
+        read(meter, silent_since)
+        time.sleep(1.0)
+
+    monkeypatch.setattr(runner.IdleMeter, "read", starved_after_reading)
+    with BotProcess(controlled(program(SLEEPS_THEN_REPLIES))) as bot:
+        reply, charged = bot.request(b"go\n", timeout=5, idle_after=0.1)
+    assert reply == b"done"
+    assert charged < 0.3
+
+
+def test_an_idle_reading_taken_after_the_bot_wrote_does_not_count(monkeypatch):
+    clock = [10.0]
+    monkeypatch.setattr(runner, "monotonic", lambda: clock[0])
+    meter = runner.IdleMeter(UnmeteredControl(), start_at=10.0)
+    meter.read(lambda: True)
+    clock[0] = 10.5
+    meter.read(lambda: True)
+    clock[0] = 14.0
+    meter.read(lambda: False)
+
+    assert meter.idle_seconds() == pytest.approx(0.5)
+    assert meter.next_reading() == pytest.approx(14.0 + runner.IDLE_READING_SECONDS)
 
 
 def test_a_bot_that_exits_is_seen_as_exited_with_its_status():
