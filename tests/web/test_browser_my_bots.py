@@ -113,6 +113,9 @@ def test_an_author_uploads_challenges_and_follows_their_seat(page, live_server, 
     assert len(cards_in(page, f'[data-zone="hand-{seat}"]')) == 5
 
     # While a match dealt these cards plays, the seat's owner still sees their own hand.
+    # The page's requests end first: the live server shares the in-memory SQLite database,
+    # whose tables a request still reading holds locked ("database table is locked").
+    page.wait_for_load_state("networkidle")
     Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING)
     page.reload()
     expect(page.locator("#table")).to_have_attribute("data-step", "0", timeout=WAIT_MS)
