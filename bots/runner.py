@@ -139,10 +139,12 @@ class IdleMeter:
             return
         wall_then, cpu_then, waiting_then = self._mark
         waited = sum(seconds - waiting_then.get(task, 0.0) for task, seconds in waiting.items())
-        self._idle = max(self._idle, (now - wall_then) - (cpu - cpu_then) - waited)
+        self._idle = max(0.0, (now - wall_then) - (cpu - cpu_then) - waited)
 
     def idle_seconds(self) -> float:
-        """Seconds idle between the first and the last reading that counted."""
+        """Seconds idle between the first and the last reading that counted (each reading
+        stands alone: the CPU time read by uid moves in ticks, and a maximum of readings
+        would keep their noise)."""
         return self._idle
 
 

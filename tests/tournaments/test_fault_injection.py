@@ -86,14 +86,27 @@ class Deployment:
             "-m", "celery", "-A", "config", "beat", "--loglevel=ERROR", f"--pidfile={pidfile}"
         )
 
-    def report(self, tournament_id: int) -> dict:
-        return json.loads(self.run("-m", SCENARIO, "report", str(tournament_id)))
+    def watch(self, tournament_id: int) -> None:
+        """Start the one process that reports on the tournament (``scenario watch``)."""
+        self.watcher = subprocess.Popen(
+            [sys.executable, "-m", SCENARIO, "watch", str(tournament_id)],
+            cwd=ROOT, env=self.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            start_new_session=True,
+        )  # fmt: skip
+        self.processes.append(self.watcher)
 
-    def wait(self, tournament_id: int, condition: Callable[[dict], bool], seconds: float) -> dict:
+    def report(self) -> dict:
+        self.watcher.stdin.write("\n")
+        self.watcher.stdin.flush()
+        line = self.watcher.stdout.readline()
+        assert line, f"the watcher ended (exit {self.watcher.wait()})"
+        return json.loads(line)
+
+    def wait(self, condition: Callable[[dict], bool], seconds: float) -> dict:
         deadline = time.monotonic() + seconds
         while True:
-            report = self.report(tournament_id)
-            if condition(report):
+            report = self.report()
+            if "error" not in report and condition(report):
                 return report
             assert time.monotonic() < deadline, f"gave up after {seconds}s: {report}"
             time.sleep(1)
@@ -123,22 +136,20 @@ def test_matches_lost_with_a_worker_redis_and_postgresql_finish_within_five_minu
         deployment.beat()
         doomed = deployment.worker("doomed")
         deployment.worker("steady")
-        tournament_id = int(deployment.run("-m", SCENARIO, "create"))
-        deployment.wait(tournament_id, lambda r: r["running"] >= 3, 120)
+        deployment.watch(int(deployment.run("-m", SCENARIO, "create")))
+        deployment.wait(lambda r: r["running"] >= 3, 120)
 
         kill_group(doomed)  # its running matches are lost mid-play
         deployment.worker("restarted")
         redis.kill()  # every queued match message is lost
         redis.start()
-        deployment.wait(tournament_id, lambda r: r["running"] >= 1, 120)
+        deployment.wait(lambda r: r["running"] >= 1, 120)
         postgres.stop()  # the running matches cannot log their next moves
         time.sleep(5)
         postgres.start()
         back = time.monotonic()
 
-        report = deployment.wait(
-            tournament_id, lambda r: r["status"] == "finished", RECOVERY_SECONDS
-        )
+        report = deployment.wait(lambda r: r["status"] == "finished", RECOVERY_SECONDS)
         took = time.monotonic() - back
     finally:
         deployment.stop_all()

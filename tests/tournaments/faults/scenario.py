@@ -1,6 +1,8 @@
 """The fault-injection test's hands inside the private services: ``python -m
 tests.tournaments.faults.scenario create`` makes and starts a tournament and prints its id;
-``... report ID`` prints, as JSON, how far it got and how its matches were logged."""
+``... watch ID`` prints, as one line of JSON for each line it reads, how far it got and how
+its matches were logged (one process for the whole test: starting Django for each look cost
+a CPU-second, once a second, beside the workers under test)."""
 
 from __future__ import annotations
 
@@ -51,9 +53,23 @@ def report(tournament_id: int) -> dict:
     }
 
 
+def watch(tournament_id: int) -> None:
+    """A report for each line read; one that fails (PostgreSQL stopped) is printed as
+    ``{"error": ...}``, and the next one connects afresh."""
+    from django.db import Error, connection
+
+    for _ in sys.stdin:
+        try:
+            line = json.dumps(report(tournament_id))
+        except Error as error:
+            connection.close()
+            line = json.dumps({"error": str(error)})
+        print(line, flush=True)
+
+
 if __name__ == "__main__":
     django.setup()
     if sys.argv[1] == "create":
         print(create())
     else:
-        print(json.dumps(report(int(sys.argv[2]))))
+        watch(int(sys.argv[2]))
