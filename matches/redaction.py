@@ -138,14 +138,23 @@ def _withheld(seq: int, kind: str, payload: Any, what: str) -> dict[str, Any]:
 
 
 def cards_in(value: Any) -> set[str]:
-    """Every card named anywhere in a JSON value."""
-    if is_card(value):
-        return {value}
-    if isinstance(value, dict):
-        return set().union(*(cards_in(item) for item in value.values()))
-    if isinstance(value, list | tuple):
-        return set().union(*(cards_in(item) for item in value))
-    return set()
+    """Every card named anywhere in a JSON value (its strings, not its keys).
+
+    A loop rather than a recursion building a set at every level: a running match's seat
+    view reads every position's view, history included, so this ran millions of times.
+    """
+    found: set[str] = set()
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if is_card(item):
+                found.add(item)
+        elif isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list | tuple):
+            pending.extend(item)
+    return found
 
 
 def seat_view(game: Game, state: State, seat: int | None) -> dict[str, Any]:
