@@ -67,6 +67,14 @@ def _uses_a_service(item) -> bool:
 
 
 @pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    """Every test that makes an account or signs in checks a password: Django's own hasher
+    spends a quarter of a second of CPU on each, on purpose. Servers the tests start as other
+    processes take ``tests.config.fast_password_settings`` where they need the same."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def empty_cache():
     """Tournament versions and what is cached under them live in the process's cache, and
     SQLite gives a rolled-back test's ids out again: every test starts from an empty cache."""

@@ -37,11 +37,6 @@ def sandbox():
 
 
 @pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture(autouse=True)
 def _tasks_in_process(monkeypatch):
     """Checks queued on commit run in the test's process, also where CI points Celery at
     Redis (these tests are about the check, not the queue)."""

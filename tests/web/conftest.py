@@ -20,12 +20,6 @@ def empty_cache():
     cache.clear()
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    """Signing in checks a password: Django's own hasher spends most of a second on each."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture(scope="module")
 def browser():
     from playwright.sync_api import sync_playwright
