@@ -88,7 +88,7 @@ def test_an_entry_must_be_a_ready_version_of_the_game_entered_once():
 
 
 @pytest.mark.parametrize(
-    ("settings", "message"),
+    ("fields", "message"),
     [
         ({"options": {"target": 0}}, "target"),
         ({"options": [1, 2]}, "options are an object"),
@@ -98,9 +98,9 @@ def test_an_entry_must_be_a_ready_version_of_the_game_entered_once():
         ({"decision_timeout": 0}, "decision_timeout must be from 0.01"),
     ],
 )
-def test_bad_settings_are_refused_before_anything_is_stored(settings, message):
+def test_bad_settings_are_refused_before_anything_is_stored(fields, message):
     with pytest.raises(services.TournamentError, match=message):
-        config = TournamentConfig(name="bad", game="snag", **settings)
+        config = TournamentConfig(name="bad", game="snag", **fields)
         services.tournament_create(config=config)
     assert not Tournament.objects.exists()
 
