@@ -20,17 +20,39 @@ from games.rules.decks import MAX_SEED
 GAME_IDS = sorted(GAMES)
 seeds = st.integers(min_value=0, max_value=MAX_SEED)
 CARD_TOKEN = re.compile(r'"([2-9TJQKA][SHDC])"')
-#: 600 whole random matches a game, 3,000 in all (a random Spades match is 2,400 decisions
-#: long), beside the 150 of each shorter property below.
+#: 600 whole random matches a game, 3,000 in all (a random Spades match at its default
+#: options is 2,400 decisions long), with options drawn from every choice the game offers,
+#: beside the 150 of each shorter property below.
 PLAYOUTS = settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
 FEWER_PLAYOUTS = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 
 
-def random_playout(game_id: str, seed: int, choice_seed: int, *, stop_after: int | None = None):
+def match_options(game_id: str) -> st.SearchStrategy[dict]:
+    """A match's options, each drawn from its own schema: its default half the time, else
+    any of its choices, or a number from its minimum up to its default (so shorter matches,
+    and more of their ends, for the same time)."""
+    fields = {}
+    for option in get_game(game_id).options:
+        if "enum" in option.schema:
+            other = st.sampled_from(option.schema["enum"])
+        else:
+            other = st.integers(option.schema["minimum"], option.default)
+        fields[option.name] = st.one_of(st.just(option.default), other)
+    return st.fixed_dictionaries(fields)
+
+
+def random_playout(
+    game_id: str,
+    seed: int,
+    choice_seed: int,
+    *,
+    stop_after: int | None = None,
+    options: dict | None = None,
+):
     """Play random legal actions; return the states visited and the actions taken."""
     game = get_game(game_id)
     rng = random.Random(choice_seed)
-    state = game.new_match(seed)
+    state = game.new_match(seed, options)
     states, actions = [state], []
     while state.to_play is not None and (stop_after is None or len(actions) < stop_after):
         action = rng.choice(state.legal_actions())
@@ -65,10 +87,11 @@ def assert_view_hides(game, state, seat: int) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("game_id", GAME_IDS)
 @PLAYOUTS
-@given(seed=seeds, choice_seed=st.integers(0, 2**32))
-def test_random_matches_keep_every_invariant(game_id, seed, choice_seed):
+@given(seed=seeds, choice_seed=st.integers(0, 2**32), data=st.data())
+def test_random_matches_keep_every_invariant(game_id, seed, choice_seed, data):
     game = get_game(game_id)
-    states, actions = random_playout(game_id, seed, choice_seed)
+    options = data.draw(match_options(game_id), label="options")
+    states, actions = random_playout(game_id, seed, choice_seed, options=options)
     for state in states[:-1]:
         assert state.to_play in (0, 1)
         assert state.legal_actions(), "a decision is pending but nothing is legal"
