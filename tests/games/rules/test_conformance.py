@@ -62,9 +62,9 @@ def random_playout(
     return states, actions
 
 
-def replay(game_id: str, seed: int, orders, actions):
+def replay(game_id: str, seed: int, orders, actions, options: dict | None = None):
     game = get_game(game_id)
-    state = game.new_match(seed, {"decks": [list(order) for order in orders]})
+    state = game.new_match(seed, {**(options or {}), "decks": [list(order) for order in orders]})
     for action in actions:
         state = game.apply(state, action)
     return state
@@ -122,14 +122,15 @@ def test_the_same_seed_and_actions_give_the_same_observations(game_id, seed, cho
 
 @pytest.mark.parametrize("game_id", GAME_IDS)
 @FEWER_PLAYOUTS
-@given(seed=seeds, choice_seed=st.integers(0, 2**32))
+@given(seed=seeds, choice_seed=st.integers(0, 2**32), data=st.data())
 def test_replaying_the_recorded_shuffles_and_actions_reproduces_the_match(
-    game_id, seed, choice_seed
+    game_id, seed, choice_seed, data
 ):
     game = get_game(game_id)
-    states, actions = random_playout(game_id, seed, choice_seed)
+    options = data.draw(match_options(game_id), label="options")
+    states, actions = random_playout(game_id, seed, choice_seed, options=options)
     final = states[-1]
-    replayed = replay(game_id, seed, final.orders, actions)
+    replayed = replay(game_id, seed, final.orders, actions, options)
     assert replayed.orders == final.orders
     assert (replayed.scores, replayed.winner) == (final.scores, final.winner)
     for seat in (0, 1):
