@@ -8,6 +8,7 @@ import uuid
 
 import pytest
 
+from tests.processes import process_table
 from tests.tournaments.conftest import celery_workers, committed_db  # noqa: F401
 
 #: Set to 1 on a machine that cannot run the full sandbox, to skip its tests instead of
@@ -72,15 +73,4 @@ def stray_sandbox_processes() -> list[int]:
 
     config = sandbox_config()
     uids = range(config.uid_base, config.uid_base + config.slots)
-    stray = []
-    for entry in os.scandir("/proc"):
-        try:
-            if not entry.name.isdigit() or entry.stat().st_uid not in uids:
-                continue
-            with open(f"/proc/{entry.name}/stat", "rb") as stat:
-                state = stat.read().rsplit(b")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state != b"Z":
-            stray.append(int(entry.name))
-    return stray
+    return [entry.pid for entry in process_table() if entry.uid in uids and entry.state != "Z"]

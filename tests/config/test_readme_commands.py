@@ -35,6 +35,7 @@ from pathlib import Path
 import pytest
 
 from config.celery import app
+from tests.processes import process_table
 
 pytestmark = pytest.mark.slow
 
@@ -177,19 +178,14 @@ def group_alive(group: int) -> bool:
     it, and a zombie left there kept the group "alive" for the whole SIGTERM and SIGKILL
     waits (two minutes a run)."""
     alive = False
-    for entry in Path("/proc").iterdir():
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
+    for entry in process_table():
+        if entry.group != group:
             continue
-        state, parent, process_group = fields[0], int(fields[1]), int(fields[2])
-        if process_group != group:
-            continue
-        if state != "Z":
+        if entry.state != "Z":
             alive = True
-        elif parent == os.getpid():
+        elif entry.parent == os.getpid():
             with contextlib.suppress(ChildProcessError):
-                os.waitpid(int(entry.name), os.WNOHANG)
+                os.waitpid(entry.pid, os.WNOHANG)
     return alive
 
 
