@@ -90,9 +90,10 @@ class ProcessControl(Protocol):
         """CPU time used so far, by all of them, those that ended included; only differences
         between two readings mean anything."""
 
-    def waiting_by_task(self) -> dict[int, float]:
+    def waiting_by_task(self) -> dict[int, float] | None:
         """Seconds each of their live tasks (threads) spent so far ready to run but waiting
-        for a CPU (the kernel's ``schedstat``); only differences mean anything."""
+        for a CPU (the kernel's ``schedstat``); only differences mean anything. ``None`` while
+        one of them is ready to run: its wait so far is not counted yet."""
 
     def running(self, pid: int) -> None:
         """The bot wrote its first line, so the launch is done: ``pid`` is the process the
@@ -109,7 +110,10 @@ class IdleMeter:
     Only readings taken before the bot wrote anything count (``read``): once its reply is in
     the pipe the bot sleeps waiting for its next line, and a referee starved of CPU reads
     the reply late. So a sleep is charged up to the last reading before the reply, at most
-    ``IDLE_READING_SECONDS`` short of it while the referee keeps its pace.
+    ``IDLE_READING_SECONDS`` short of it while the referee keeps its pace. Nor do readings
+    taken while one of its tasks is ready to run count: a wait for a CPU not yet over is
+    not in the kernel's figures, and would be charged as idle time. Such a bot is not
+    asleep; what it runs is charged as CPU time.
     """
 
     def __init__(self, control: ProcessControl, start_at: float) -> None:
@@ -132,7 +136,7 @@ class IdleMeter:
             return
         cpu, waiting = self._control.cpu_seconds(), self._control.waiting_by_task()
         self._read_at = now
-        if not silent_since():
+        if waiting is None or not silent_since():
             return
         if self._mark is None:
             self._mark = (now, cpu, waiting)

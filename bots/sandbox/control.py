@@ -137,12 +137,21 @@ class UidFreezer:
         return "every process of the other bot's uid is stopped (SIGSTOP; no freezer cgroup)"
 
 
-def waiting_by_task(tasks: Iterable[int]) -> dict[int, float]:
+def waiting_by_task(tasks: Iterable[int]) -> dict[int, float] | None:
     """Seconds each of ``tasks`` (thread ids) waited for a CPU while ready to run: the second
-    figure of ``/proc/TID/schedstat``, in nanoseconds. A task gone meanwhile is left out."""
+    figure of ``/proc/TID/schedstat``, in nanoseconds. A task gone meanwhile is left out.
+
+    ``None`` while one of them is ready to run (state ``R``): the kernel adds a wait to that
+    figure only when the wait ends, so a task waiting now would show its wait as idle time.
+    """
     waiting = {}
     for task in tasks:
         try:
+            with open(f"/proc/{task}/stat", "rb") as file:
+                # The state follows the command name, which may itself hold ")".
+                state = file.read().rpartition(b")")[2].split(None, 1)[0]
+            if state == b"R":
+                return None
             with open(f"/proc/{task}/schedstat", "rb") as file:
                 waiting[task] = int(file.read().split()[1]) / 1e9
         except (OSError, IndexError, ValueError):
@@ -171,7 +180,7 @@ class CgroupCpuMeter:
         # cgroup v2's cpu.stat starts with "usage_usec N".
         return int(text.split(None, 2)[1]) / 1e6
 
-    def waiting_by_task(self) -> dict[int, float]:
+    def waiting_by_task(self) -> dict[int, float] | None:
         try:
             tasks = [int(line) for line in self._tasks.read_text().split()]
         except OSError:
@@ -194,7 +203,7 @@ class UidCpuMeter:
     def cpu_seconds(self) -> float:
         return sum(p.cpu_ticks for p in processes_of_uid(self.uid)) / _CLOCK_TICKS
 
-    def waiting_by_task(self) -> dict[int, float]:
+    def waiting_by_task(self) -> dict[int, float] | None:
         tasks = []
         for process in processes_of_uid(self.uid):
             with contextlib.suppress(OSError):
@@ -225,7 +234,7 @@ class SlotControl:
     def cpu_seconds(self) -> float:
         return self.meter.cpu_seconds()
 
-    def waiting_by_task(self) -> dict[int, float]:
+    def waiting_by_task(self) -> dict[int, float] | None:
         return self.meter.waiting_by_task()
 
     def running(self, pid: int) -> None:

@@ -146,6 +146,30 @@ def test_an_idle_reading_taken_after_the_bot_wrote_does_not_count(monkeypatch):
     assert meter.next_reading() == pytest.approx(14.0 + runner.IDLE_READING_SECONDS)
 
 
+class ReadyToRunAtControl(UnmeteredControl):
+    """A control whose bot has a task ready to run, waiting for a CPU, at chosen readings."""
+
+    def __init__(self, ready_at: set[int]) -> None:
+        self.ready_at, self.readings = ready_at, 0
+
+    def waiting_by_task(self) -> dict[int, float] | None:
+        self.readings += 1
+        return None if self.readings in self.ready_at else {}
+
+
+def test_an_idle_reading_taken_while_the_bot_waits_for_a_cpu_does_not_count(monkeypatch):
+    # The kernel counts a wait for a CPU only once it is over: the third reading, taken
+    # during one, would charge it as idle time.
+    clock = [10.0]
+    monkeypatch.setattr(runner, "monotonic", lambda: clock[0])
+    meter = runner.IdleMeter(ReadyToRunAtControl(ready_at={1, 3}), start_at=10.0)
+    for clock[0] in (10.0, 10.1, 10.3, 10.6):
+        meter.read(lambda: True)
+
+    # The first reading that counted (10.1) marks the start, the last one (10.6) the end.
+    assert meter.idle_seconds() == pytest.approx(0.5)
+
+
 def test_a_bot_that_exits_is_seen_as_exited_with_its_status():
     source = "import sys; sys.stdin.readline(); sys.exit(3)"
     with BotProcess(program(source)) as bot, pytest.raises(BotExited, match="exit status 3"):

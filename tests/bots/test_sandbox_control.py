@@ -22,6 +22,7 @@ import pytest
 
 from bots.referee import Limits, MatchResult, referee_match
 from bots.runner import BUILTIN_DIR, BotProcess
+from bots.sandbox.control import waiting_by_task
 from bots.sandbox.probe import Sandbox
 from games.events import ForfeitReason
 from games.rules import get_game
@@ -192,6 +193,20 @@ def freezer_cgroup(pid: int) -> str:
         if "freezer" in controllers.split(","):
             return path
     raise LookupError(f"process {pid} is in no freezer cgroup")
+
+
+def test_the_waits_for_a_cpu_are_read_only_while_no_task_is_ready_to_run():
+    spinning = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    sleeping = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        time.sleep(0.3)
+        assert waiting_by_task([spinning.pid]) is None
+        assert waiting_by_task([sleeping.pid, spinning.pid]) is None
+        assert set(waiting_by_task([sleeping.pid])) == {sleeping.pid}
+    finally:
+        for process in (spinning, sleeping):
+            process.kill()
+            process.wait()
 
 
 def test_once_the_bot_speaks_only_its_own_processes_are_left_in_its_freezer(sandbox):
