@@ -40,7 +40,16 @@ def pytest_runtest_makereport(item, call):
 _XDIST_GROUPS = ("sandbox", "browser")
 
 
+@pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(config, items):
+    # Around the other plugins': pytest-xdist's hook must see the groups added here, and only
+    # after it can the groups be checked.
+    _order_group_and_select(config, items)
+    yield
+    _check_the_groups_hold(config, items)
+
+
+def _order_group_and_select(config, items) -> None:
     # Longest first: xdist hands tests out in this order, and a long test started last would
     # run alone at the end while the other worker idles.
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
@@ -56,6 +65,32 @@ def pytest_collection_modifyitems(config, items):
         (kept if _uses_a_service(item) else left_out).append(item)
     config.hook.pytest_deselected(items=left_out)
     items[:] = kept
+
+
+#: Set on a test its xdist group did not reach (``_check_the_groups_hold``).
+_UNGROUPED = pytest.StashKey[str]()
+
+
+def _check_the_groups_hold(config, items) -> None:
+    """In a ``--dist loadgroup`` worker, xdist marks each grouped test's id with its group
+    (``...@sandbox``), by which its scheduler keeps a group on one worker. A test without
+    it would run beside the others of its group, unnoticed: it fails instead, saying why
+    (an error raised here would only crash the worker, without a word)."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    for item in items:
+        if item.get_closest_marker("xdist_group") and "@" not in item.nodeid:
+            item.stash[_UNGROUPED] = (
+                f"pytest-xdist did not keep this test in its xdist group: with pytest"
+                f" {pytest.__version__} and this pytest-xdist, --dist loadgroup runs the tests"
+                " of a group (sandboxed matches pinned to one CPU) side by side"
+            )
+
+
+@pytest.fixture(autouse=True)
+def _grouped_as_marked(request):
+    if reason := request.node.stash.get(_UNGROUPED, None):
+        pytest.fail(reason)
 
 
 def _uses_a_service(item) -> bool:
