@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from .uploads import FIRST_LEGAL_CPP
+
 ROOT = Path(__file__).parents[2]
 
 
@@ -125,7 +127,7 @@ def test_a_time_thief_cannot_make_an_honest_bot_forfeit_on_time_in_play_sandbox(
 @pytest.mark.sandbox
 def test_play_builds_a_cpp_bot_in_the_sandbox_with_the_servers_build(sandbox, tmp_path):
     source = tmp_path / "my_bot.cpp"
-    source.write_bytes((ROOT / "examples" / "starters" / "cpp" / "bot.cpp").read_bytes())
+    source.write_bytes(FIRST_LEGAL_CPP)
     output = play("snag", str(source), "random", "--sandbox", "--quiet")
     assert "seat 0: sandbox:" in output and "./bot" in output
     assert "played" in output

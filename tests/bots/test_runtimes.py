@@ -22,7 +22,7 @@ from matches.services import match_create, match_seats_create
 
 from .conftest import stray_sandbox_processes
 from .test_api import client_for, upload
-from .uploads import is_static_elf
+from .uploads import FIRST_LEGAL_CPP, is_static_elf
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.xdist_group("runtimes")]
 
@@ -37,23 +37,6 @@ int main() {
 NEVER_ENDS = b"#include __FILE__\n#include __FILE__\nint main() { return 0; }\n"
 #: An object file of a gibibyte: more than the build's files and tmpfs may hold.
 FILLS_ITS_DISK = b'asm(".fill 0x40000000, 1, 0");\nint main() { return 0; }\n'
-#: A C++ bot that builds in a fraction of the starter's time (no JSON library): it reads the
-#: referee's compact JSON and plays the first legal action.
-FIRST_LEGAL = b"""#include <iostream>
-#include <string>
-int main() {
-    std::string line;
-    while (std::getline(std::cin, line)) {
-        if (line.rfind("{\\"type\\":\\"start\\"", 0) == 0) {
-            std::cout << "{\\"type\\": \\"ready\\"}" << std::endl;
-        } else if (line.rfind("{\\"type\\":\\"decide\\"", 0) == 0) {
-            std::size_t first = line.find("\\"legal_actions\\":[") + 17, depth = 0, end = first;
-            do { depth += line[end] == '{'; depth -= line[end] == '}'; ++end; } while (depth);
-            std::cout << "{\\"action\\": " << line.substr(first, end - first) << "}" << std::endl;
-        }
-    }
-}
-"""
 
 
 @pytest.fixture
@@ -208,7 +191,7 @@ def test_a_build_that_never_ends_or_fills_its_disk_is_rejected_within_its_limits
     settings.BAIZE_BUILD_LIMITS = usual
     again = Bot.objects.create(owner=alice, game="snag", name="after-the-storm")
     with capture(execute=True):
-        good = upload(client, again, "bot.cpp", FIRST_LEGAL, runtime="cpp")
+        good = upload(client, again, "bot.cpp", FIRST_LEGAL_CPP, runtime="cpp")
     assert (
         client.get(f"/api/bots/{again.pk}/versions/{good.json()['number']}/").json()["status"]
         == "ready"
