@@ -50,9 +50,9 @@ def pytest_collection_modifyitems(config, items):
 
 
 def _order_group_and_select(config, items) -> None:
-    # Longest first: xdist hands tests out in this order, and a long test started last would
-    # run alone at the end while the other worker idles.
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    # Longest first: xdist hands tests out in this order (after its groups, largest first),
+    # and a long test started last would run alone at the end while the others idle.
+    items.sort(key=_expected_seconds, reverse=True)
     for item in items:
         for group in _XDIST_GROUPS:
             if item.get_closest_marker(group):
@@ -69,6 +69,13 @@ def _order_group_and_select(config, items) -> None:
 
 #: Set on a test its xdist group did not reach (``_check_the_groups_hold``).
 _UNGROUPED = pytest.StashKey[str]()
+
+
+def _expected_seconds(item) -> float:
+    """A test's rough length, for the order tests start in: ``slow(seconds=N)`` says it
+    (30 when not said), a test not marked slow takes next to nothing."""
+    slow = item.get_closest_marker("slow")
+    return 0.0 if slow is None else slow.kwargs.get("seconds", 30.0)
 
 
 def _check_the_groups_hold(config, items) -> None:

@@ -21,7 +21,8 @@ import pytest
 from .conftest import ROOT, services_configured
 from .faults.services import PrivatePostgres, PrivateRedis
 
-pytestmark = [pytest.mark.slow, pytest.mark.services]
+# Mostly waiting, at the default lease and redispatch timings.
+pytestmark = [pytest.mark.slow(seconds=160), pytest.mark.services]
 
 RECOVERY_SECONDS = 300
 SCENARIO = "tests.tournaments.faults.scenario"
