@@ -42,17 +42,17 @@ _XDIST_GROUPS = ("sandbox", "browser")
 
 @pytest.hookimpl(wrapper=True)
 def pytest_collection_modifyitems(config, items):
-    # Around the other plugins': pytest-xdist's hook must see the groups added here, and only
-    # after it can the groups be checked.
-    _order_group_and_select(config, items)
+    # Around the other plugins': pytest-xdist's hook must see the groups added here, and the
+    # order is set after pytest-django's, which sorts by kind of database use.
+    _group_and_select(config, items)
     yield
-    _check_the_groups_hold(config, items)
-
-
-def _order_group_and_select(config, items) -> None:
     # Longest first: xdist hands tests out in this order (after its groups, largest first),
     # and a long test started last would run alone at the end while the others idle.
     items.sort(key=_expected_seconds, reverse=True)
+    _check_the_groups_hold(config, items)
+
+
+def _group_and_select(config, items) -> None:
     for item in items:
         for group in _XDIST_GROUPS:
             if item.get_closest_marker(group):
@@ -67,15 +67,15 @@ def _order_group_and_select(config, items) -> None:
     items[:] = kept
 
 
-#: Set on a test its xdist group did not reach (``_check_the_groups_hold``).
-_UNGROUPED = pytest.StashKey[str]()
-
-
 def _expected_seconds(item) -> float:
     """A test's rough length, for the order tests start in: ``slow(seconds=N)`` says it
     (30 when not said), a test not marked slow takes next to nothing."""
     slow = item.get_closest_marker("slow")
     return 0.0 if slow is None else slow.kwargs.get("seconds", 30.0)
+
+
+#: Set on a test its xdist group did not reach (``_check_the_groups_hold``).
+_UNGROUPED = pytest.StashKey[str]()
 
 
 def _check_the_groups_hold(config, items) -> None:
