@@ -148,9 +148,9 @@ def waiting_by_task(tasks: Iterable[int]) -> dict[int, float] | None:
     for task in tasks:
         try:
             with open(f"/proc/{task}/stat", "rb") as file:
-                # The state follows the command name, which may itself hold ")".
-                state = file.read().rpartition(b")")[2].split(None, 1)[0]
-            if state == b"R":
+                stat = file.read()
+            # The command name may hold spaces and parentheses: fields start after the last ")".
+            if stat[stat.rfind(b")") + 2 :][:1] == b"R":
                 return None
             with open(f"/proc/{task}/schedstat", "rb") as file:
                 waiting[task] = int(file.read().split()[1]) / 1e9
