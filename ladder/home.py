@@ -4,22 +4,23 @@ worker plays a challenge's or a version test's sets and read as the server reads
 A set is one deal played twice with the seats swapped (``tournaments.duplicate``): set
 ``k`` deals from seed ``first_seed + k - 1``, first with the first bot in seat 0, then with
 the seats swapped, and its result is ``set_result``'s, read from the first bot's side (the
-challenger's, the candidate's). As on a worker (``tournaments.series``), each seating is a
-series: one bot process per seat plays that seating of up to ``series_length`` sets in a row,
-so no process sees a deal from both seats. The sets' record gives the score with its 95%
-Wilson interval (``tournaments.sprt.score_interval``), and a version test stops as soon as
-the server's sequential test (``tournaments.sprt.sprt_state``) decides, or at its cap.
+challenger's, the candidate's). They are played by the function a worker plays them with
+(``bots.set_player``): runs of up to ``series_length`` sets, the run's first seatings one
+series, its processes ended, then its second seatings a fresh one. The sets' record gives
+the score with its 95% Wilson interval (``tournaments.sprt.score_interval``), and a version
+test stops as soon as the server's sequential test (``tournaments.sprt.sprt_state``)
+decides, or at its cap.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import ExitStack, closing
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
 from bots.referee import Limits, MatchResult, Player
-from bots.series import Series
+from bots.set_player import PlannedMatch, Seating, duplicate_sets, seated, sets_play
 from games.rules import Game
 from tournaments.duplicate import SetMatch, SetOutcome, SetResult, set_result
 from tournaments.sprt import (
@@ -94,17 +95,19 @@ def home_sets_play(
     options: Mapping[str, Any],
     limits: Limits,
     series_length: int,
+    cpu: int | None = None,
     on_set: OnSet | None = None,
     stop: Callable[[SetsRecord], bool] | None = None,
 ) -> SetsRecord:
-    """Play up to ``sets`` duplicate sets of ``players[0]`` against ``players[1]``, stopping
-    early once ``stop(record)`` is true; the first bot's record. ``ValueError`` names a bad
-    option before any bot starts."""
+    """Play up to ``sets`` duplicate sets of ``players[0]`` against ``players[1]``, pinned to
+    ``cpu``, stopping early once ``stop(record)`` is true; the first bot's record.
+    ``ValueError`` names a bad option before any bot starts."""
     if sets < 1:
         raise ValueError(f"at least one set is played, got {sets}")
     game.new_match(first_seed, options)  # refuses bad options before any bot starts
     record = SetsRecord()
-    with closing(_sets(game, players, sets, first_seed, options, limits, series_length)) as played:
+    plan = duplicate_sets(range(first_seed, first_seed + sets), options)
+    with closing(_sets(game, players, plan, limits, series_length, cpu)) as played:
         for home_set in played:
             record = record.add(home_set.result.outcome)
             if on_set is not None:
@@ -117,33 +120,29 @@ def home_sets_play(
 def _sets(
     game: Game,
     players: tuple[Player, Player],
-    sets: int,
-    first_seed: int,
-    options: Mapping[str, Any],
+    plan: list[PlannedMatch],
     limits: Limits,
     series_length: int,
+    cpu: int | None,
 ) -> Iterator[HomeSet]:
-    """The sets, played a run of ``series_length`` at a time, each seating a series of its
-    own; closing the generator closes the run's bots."""
-    first, second = players
-    for start in range(1, sets + 1, series_length):
-        run = min(series_length, sets - start + 1)
-        with ExitStack() as stack:
-            seatings = [
-                stack.enter_context(Series(seating, matches=run))
-                for seating in ((first, second), (second, first))
-            ]
-            for number in range(start, start + run):
-                seed = first_seed + number - 1
-                matches = tuple(
-                    series.play(game, game.new_match(seed, options), limits=limits, emit=_unlogged)
-                    for series in seatings
-                )
-                yield HomeSet(number, seed, matches)
-
-
-def _unlogged(kind: str, payload: dict[str, Any]) -> None:
-    """At home no match is stored: its events go nowhere."""
+    """The sets, each once both its matches are played (``bots.set_player``: a run's first
+    seatings, then its second ones); closing the generator ends the series under way."""
+    first_matches: dict[int, MatchResult] = {}
+    played = sets_play(
+        game=game,
+        matches=plan,
+        players=seated(*players),
+        limits=limits,
+        series_length=series_length,
+        cpu=cpu,
+    )
+    with closing(played):
+        for match in played:
+            number, result = match.match.number, match.result
+            if match.match.seating is Seating.FIRST:
+                first_matches[number] = result
+            else:
+                yield HomeSet(number, match.match.seed, (first_matches.pop(number), result))
 
 
 def home_version_test_play(
@@ -156,6 +155,7 @@ def home_version_test_play(
     options: Mapping[str, Any],
     limits: Limits,
     series_length: int,
+    cpu: int | None = None,
     on_set: OnSet | None = None,
 ) -> SprtState:
     """The server's sequential test of ``candidate`` against ``baseline`` (its sets from the
@@ -174,6 +174,7 @@ def home_version_test_play(
         options=options,
         limits=limits,
         series_length=series_length,
+        cpu=cpu,
         on_set=on_set,
         stop=decided,
     )

@@ -6,11 +6,11 @@ the referee (``bots.referee``) and the bots' launchers to them.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import socket
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,9 +18,16 @@ from django.conf import settings
 
 from bots.referee import Limits, MatchResult, referee_match
 from bots.runner import BotLauncher
-from bots.series import Series
-from bots.services.launch import launcher_for, version_code_prepare, version_toolchain
-from games.rules import get_game
+from bots.services.launch import (
+    launcher_for,
+    match_cpu,
+    referee_limits,
+    version_code_prepare,
+    version_toolchain,
+)
+from bots.set_player import MatchReferee, PlannedMatch, Seating, sets_play
+from games.events import canonical_json
+from games.rules import Game, get_game
 
 from . import services
 from .models import Match, MatchSeat
@@ -39,13 +46,8 @@ class MatchLimits:
     sandbox_overrides: Mapping[str, int] = field(default_factory=dict)
 
     def referee_limits(self) -> Limits:
-        return Limits(
-            decision_seconds=self.decision_seconds or settings.BAIZE_DECISION_TIMEOUT,
-            start_seconds=settings.BAIZE_BOT_START_TIMEOUT,
-            time_bank_seconds=settings.BAIZE_TIME_BANK_SECONDS
-            if self.time_bank_seconds is None
-            else self.time_bank_seconds,
-            match_seconds=settings.BAIZE_MATCH_WALL_SECONDS,
+        return referee_limits(
+            decision_seconds=self.decision_seconds, time_bank_seconds=self.time_bank_seconds
         )
 
 
@@ -75,7 +77,7 @@ def match_play(*, match_id: int, limits: MatchLimits = MatchLimits()) -> MatchRe
                 launchers,
                 limits=referee_limits,
                 emit=writer.emit,
-                cpu=_match_cpu(),
+                cpu=match_cpu(),
                 on_idle=writer.idle,
             )
 
@@ -101,111 +103,96 @@ def _bot_seeds(match: Match, seats: list[MatchSeat]) -> list[int | None]:
     return [bot_seed(match, seat) for seat in seats]
 
 
-class MatchSeries:
-    """The matches of one task, played one after another with one bot process per seat and
-    seating where the bots allow it (``bots.series``), and never one deal twice in a process.
+def matches_play_as_sets(
+    *,
+    match_ids: Sequence[int],
+    limits: MatchLimits = MatchLimits(),
+    playing: Callable[[int], bool] = lambda match_id: True,
+) -> Iterator[int]:
+    """Play a task's matches, the sets of one pairing (``tournaments.series``), as
+    ``match_play`` plays one, through the set player (``bots.set_player``): runs of whole
+    sets, each run's first seatings one series, its processes ended, then its second
+    seatings a fresh one. Yields each match id once it is done with, in the order played.
 
-    ``match_ids`` is the task's plan, in order: typically the sets of one pairing, each set's
-    two matches (one deal, seats swapped) back to back. Each match goes to a ``Series`` of its
-    seat arrangement that has not yet played its deal, so the two seatings of a set are played
-    by two series, one after the other, by different processes; the processes of the series
-    not playing are frozen. ``play`` claims each match only as it starts it, so the matches a
-    dead worker never reached stay pending for another (each is still logged exactly once).
-    The sandbox's CPU limit, a backstop per process, is the per-match one times the matches
-    its series plays.
+    ``playing(match_id)``, asked just before a match, says whether it is still to be played
+    here (its tournament may have been cancelled meanwhile). Each match is claimed only as it
+    starts, so the matches a dead worker never reached stay pending for another (each is
+    still logged exactly once). The sandbox's CPU limit, a backstop per process, is the
+    per-match one times the matches its series plays. ``CodeUnavailable`` (the matches not
+    reached still pending) if a bot's code is in no store this worker can read.
     """
+    table = _StoredTable(limits, playing)
+    played = sets_play(
+        game=_plan_game(match_ids),
+        matches=_set_plan(match_ids),
+        players=table.players,
+        limits=limits.referee_limits(),
+        series_length=settings.BAIZE_SERIES_MAX_MATCHES,
+        table=table,
+        cpu=match_cpu(),
+    )
+    with closing(played):
+        for match in played:
+            yield match.match.key
 
-    def __init__(
-        self,
-        *,
-        match_ids: Sequence[int],
-        limits: MatchLimits = MatchLimits(),
-    ) -> None:
-        self._limits = limits.referee_limits()
+
+class _StoredTable:
+    """The set player's table on a worker: each match claimed, logged and stored
+    (``matches.services``), its built-in bots seeded as a series' (``bots/builtin/main.py``:
+    match N of a series plays with its first match's seed + N - 1)."""
+
+    def __init__(self, limits: MatchLimits, playing: Callable[[int], bool]) -> None:
         self._overrides = dict(limits.sandbox_overrides)
-        self._place, self._lengths = _series_plan(match_ids)
-        self._series: dict[int, Series] = {}
-        #: Each series' built-in bots' seeds, from its first match: a built-in bot plays match
-        #: N of its series with its seed + N - 1 (``bots/builtin/main.py``).
-        self._bot_seeds: dict[int, list[int | None]] = {}
+        self._playing = playing
+        #: The current series' built-in bots' seeds, from its first match.
+        self._bot_seeds: list[int | None] = [None, None]
 
-    def play(self, *, match_id: int) -> MatchResult | None:
-        """Play the plan's next match, as ``match_play`` does; None if it was not pending."""
-        index = self._place.get(match_id)
-        if index is None:
-            raise ValueError(f"match {match_id} is not in this task's plan")
-        return _claim_and_play(
-            match_id,
-            functools.partial(self._referee, index),
-            skipped=functools.partial(self._skip, index),
-            bot_seeds=functools.partial(self._match_bot_seeds, index),
-        )
-
-    def _match_bot_seeds(
-        self, index: int, match: Match, seats: list[MatchSeat]
-    ) -> list[int | None]:
-        """The seeds the series' built-in bots play ``match`` with: its next one."""
-        bases = self._bot_seeds.setdefault(index, _bot_seeds(match, seats))
-        series = self._series.get(index)
-        number = 1 if series is None else series.played + 1
-        return [None if base is None else base + number - 1 for base in bases]
-
-    def _skip(self, index: int) -> None:
-        if index in self._series:
-            self._series[index].skip()
-
-    def _referee(
-        self, index: int, match: Match, seats: list[MatchSeat], writer: MatchEventWriter
-    ) -> MatchResult:
-        series = self._series.get(index)
-        if series is None:
-            series = Series(
-                self._launchers(seats, self._lengths[index], self._bot_seeds.get(index)),
-                matches=self._lengths[index],
-                cpu=_match_cpu(),
-            )
-            self._series[index] = series
-        game = get_game(match.game)
-        with writer:
-            return series.play(
-                game,
-                game.new_match(match.seed, match.options),
-                limits=self._limits,
-                emit=writer.emit,
-                on_idle=writer.idle,
-            )
-
-    def _launchers(
-        self, seats: list[MatchSeat], matches: int, bot_seeds: list[int | None] | None
-    ) -> list[BotLauncher]:
+    def players(self, matches: Sequence[PlannedMatch]) -> tuple[BotLauncher, BotLauncher]:
+        match = Match.objects.get(id=matches[0].key)
+        seats = list(match.seats.select_related("version__bot").order_by("seat"))
+        self._bot_seeds = _bot_seeds(match, seats)
         cpu = self._overrides.get("cpu_seconds", settings.BAIZE_SANDBOX_LIMITS["cpu_seconds"])
-        overrides = {**self._overrides, "cpu_seconds": cpu * matches}
-        seeds = bot_seeds or [None, None]
-        return [
+        overrides = {**self._overrides, "cpu_seconds": cpu * len(matches)}
+        first, second = (
             launcher_for(seat.version, bot_seed=seed, **overrides)
-            for seat, seed in zip(seats, seeds, strict=True)
-        ]
+            for seat, seed in zip(seats, self._bot_seeds, strict=True)
+        )
+        return first, second
 
-    def close(self) -> None:
-        for series in self._series.values():
-            series.close()
+    def play(self, match: PlannedMatch, position: int, referee: MatchReferee) -> MatchResult | None:
+        if not self._playing(match.key):
+            return None
 
-    def __enter__(self) -> MatchSeries:
-        return self
+        def seeds(row: Match, seats: list[MatchSeat]) -> list[int | None]:
+            return [None if base is None else base + position - 1 for base in self._bot_seeds]
 
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
+        def play(row: Match, seats: list[MatchSeat], writer: MatchEventWriter) -> MatchResult:
+            with writer:
+                return referee(writer.emit, writer.idle)
+
+        return _claim_and_play(match.key, play, bot_seeds=seeds)
 
 
-def _series_plan(match_ids: Sequence[int]) -> tuple[dict[int, int], list[int]]:
-    """Which series plays each match (its index), and how many matches each series plays.
+def _plan_game(match_ids: Sequence[int]) -> Game:
+    games = set(Match.objects.filter(id__in=match_ids).values_list("game", flat=True))
+    if len(games) != 1:
+        raise ValueError(f"the matches of one task are of one game, got {sorted(games)}")
+    return get_game(games.pop())
 
-    A match joins the first series of its seat arrangement (the versions in seats 0 and 1)
-    that has not played its deal (game and seed); a series never plays one deal twice, so
-    no process sees a deal from both seats, even where one version plays both.
-    """
-    rows = Match.objects.filter(id__in=match_ids).values_list("id", "game", "seed")
-    deals = {match_id: (game, seed) for match_id, game, seed in rows}
+
+def _set_plan(match_ids: Sequence[int]) -> list[PlannedMatch]:
+    """The task's matches as sets: a deal (seed and options) is a set, numbered in the order
+    its first match comes. A match with the first match's seating (the versions in seats 0
+    and 1) is its deal's first seating, one with them swapped its second; where one version
+    plays both seats, a deal's second match is its second seating. A deal met again in a
+    seating it already has (a replacement beside its original) is a set of its own, so a
+    series never plays one deal twice."""
+    rows = {
+        match_id: (seed, options)
+        for match_id, seed, options in Match.objects.filter(id__in=match_ids).values_list(
+            "id", "seed", "options"
+        )
+    }
     arrangement: dict[int, list[int]] = {}
     for match_id, version_id in (
         MatchSeat.objects.filter(match_id__in=match_ids)
@@ -213,37 +200,42 @@ def _series_plan(match_ids: Sequence[int]) -> tuple[dict[int, int], list[int]]:
         .values_list("match_id", "version_id")
     ):
         arrangement.setdefault(match_id, []).append(version_id)
-    series_of: list[tuple[tuple[int, ...], set[tuple[str, int]]]] = []
-    place: dict[int, int] = {}
-    lengths: list[int] = []
+    plan: list[PlannedMatch] = []
+    #: Each deal's latest set: its number and the seatings it has.
+    sets: dict[str, tuple[int, set[Seating]]] = {}
     for match_id in match_ids:
-        if match_id not in deals:
+        if match_id not in rows:
             raise ValueError(f"match {match_id} does not exist")
-        versions, deal = tuple(arrangement.get(match_id, ())), deals[match_id]
-        index = next(
-            (i for i, (v, seen) in enumerate(series_of) if v == versions and deal not in seen),
-            None,
-        )
-        if index is None:
-            index = len(series_of)
-            series_of.append((versions, set()))
-            lengths.append(0)
-        series_of[index][1].add(deal)
-        lengths[index] += 1
-        place[match_id] = index
-    return place, lengths
+        seed, options = rows[match_id]
+        deal = canonical_json({"seed": seed, "options": options})
+        seats = arrangement[match_id]
+        seating = _seating(seats, arrangement[match_ids[0]])
+        number, seatings = sets.get(deal, (0, {Seating.FIRST, Seating.SWAPPED}))
+        if seats == seats[::-1] and seatings == {Seating.FIRST}:
+            seating = Seating.SWAPPED  # one version in both seats: its deal's second match
+        if seating in seatings:
+            number, seatings = max((n for n, _ in sets.values()), default=0) + 1, set()
+        seatings.add(seating)
+        sets[deal] = (number, seatings)
+        plan.append(PlannedMatch(number, seating, seed, options, match_id))
+    return plan
+
+
+def _seating(versions: list[int], first: list[int]) -> Seating:
+    if versions == first:
+        return Seating.FIRST
+    if versions == first[::-1]:
+        return Seating.SWAPPED
+    raise ValueError(f"a task plays one pairing: seats {versions} are not those of {first}")
 
 
 def _claim_and_play(
     match_id: int,
     referee: Callable[[Match, list[MatchSeat], MatchEventWriter], MatchResult],
-    skipped: Callable[[], None] | None = None,
     bot_seeds: Callable[[Match, list[MatchSeat]], list[int | None]] = _bot_seeds,
 ) -> MatchResult | None:
     claimed = _claim(match_id, bot_seeds)
     if claimed is None:
-        if skipped is not None:
-            skipped()
         return None
     match, seats, writer = claimed
     try:
@@ -302,11 +294,3 @@ def _player(seat: MatchSeat, bot_seed: int | None) -> dict[str, Any]:
         # A built-in bot's random generator: with it, its every choice is reproducible.
         player["bot_seed"] = bot_seed
     return player
-
-
-def _match_cpu() -> int | None:
-    if not settings.BAIZE_PIN_MATCHES:
-        return None
-    allowed = sorted(os.sched_getaffinity(0))
-    # Spread concurrent worker processes over the CPUs: one match, one CPU.
-    return allowed[os.getpid() % len(allowed)]

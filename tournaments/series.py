@@ -3,9 +3,11 @@
 A task's matches are those of one pairing, in set order, each set's two matches (one deal,
 seats swapped: the *twins*) next to each other, so one task plays both seatings of a set
 one after the other and they never overlap in time (the claim refuses a match whose twin is
-running elsewhere: ``matches.services``). The task plays them with one bot process per seat
-and seating where the bots allow it (``matches.play.MatchSeries``): no process sees a deal
-from both seats, and a process that saw a deal is frozen while its twin is played.
+running elsewhere: ``matches.services``). The task plays them under the sealing rule
+(``matches.play.matches_play_as_sets``, through ``bots.set_player``): the first seatings of
+its sets as one series (one bot process per seat where the bots allow it), those processes
+ended, then the second seatings as a fresh series, so every process that saw a deal is
+gone before its twin is played.
 
 A task holds at most ``BAIZE_SERIES_MAX_MATCHES`` sets, so a series (one process) plays at
 most that many matches, and a set is never split; a pairing

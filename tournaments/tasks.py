@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from bots.tasks import CODE_RETRY
-from matches.play import MatchLimits, MatchSeries, match_play
+from matches.play import MatchLimits, match_play, matches_play_as_sets
 
 from .models import Tournament, TournamentMatch
 from .services.scheduling import tournament_match_settle, tournament_matches_held
@@ -27,28 +27,30 @@ def tournament_match_play(match_id: int) -> None:
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True, **CODE_RETRY)
 def tournament_series_play(match_ids: list[int]) -> None:
-    """Play a task's tournament matches (``tournaments.series``: whole sets, twins one after
-    the other) with one bot process per seat and seating where the bots allow it, settling
-    each match's set as it ends.
+    """Play a task's tournament matches (``tournaments.series``: whole sets of one pairing)
+    under the sealing rule (``matches.play.matches_play_as_sets``: a run's first seatings,
+    their processes ended, then its second seatings), settling each match's set as it ends.
 
     Each match is claimed only as it starts: a second delivery (its worker died) plays the
     matches still pending, and the one that was running is the tick's to replace.
     """
     first = TournamentMatch.objects.select_related("tournament").get(match_id=match_ids[0])
-    tournament = first.tournament
-    with MatchSeries(match_ids=match_ids, limits=_match_limits(tournament)) as series:
-        for place, match_id in enumerate(match_ids):
-            # The matches still ahead are this task's: the tick must not send them elsewhere,
-            # where a fresh process could play a deal this task's series will play too.
-            tournament_matches_held(match_ids=match_ids[place:])
-            playing = TournamentMatch.objects.filter(
-                match_id=match_id,
-                replaced_at__isnull=True,
-                tournament__status=Tournament.Status.RUNNING,
-            ).exists()
-            if playing:
-                series.play(match_id=match_id)
-            tournament_match_settle(match_id=match_id)
+    done: set[int] = set()
+
+    def playing(match_id: int) -> bool:
+        # The matches still ahead are this task's: the tick must not send them elsewhere,
+        # where a fresh process could play a deal this task's series will play too.
+        tournament_matches_held(match_ids=[m for m in match_ids if m not in done])
+        return TournamentMatch.objects.filter(
+            match_id=match_id,
+            replaced_at__isnull=True,
+            tournament__status=Tournament.Status.RUNNING,
+        ).exists()
+
+    limits = _match_limits(first.tournament)
+    for match_id in matches_play_as_sets(match_ids=match_ids, limits=limits, playing=playing):
+        done.add(match_id)
+        tournament_match_settle(match_id=match_id)
 
 
 def _match_limits(tournament: Tournament) -> MatchLimits:

@@ -3,10 +3,11 @@
 A new upload is ``pending`` until its check (queued by ``bots.services.upload``) has run. The
 check, inside the sandbox, plays what the version's first ladder pairing would:
 ``BAIZE_LADDER_SETS_PER_PAIRING`` duplicate sets against a built-in bot of the game's ladder
-drawn at random, on fresh secret seeds, with the ladder's options and limits. As on the ladder,
-the sets' first seatings are one series (the version in seat 0, one process for all its matches
-if its first ``ready`` says it plays series) and the second seatings, on the same deals,
-another, started after the first has ended, with a fresh process in seat 1: nothing in a match
+drawn at random, on fresh secret seeds, with the ladder's options and limits, played by the
+function that plays the ladder's sets (``bots.set_player``): the sets' first seatings are one
+series (the version in seat 0, one process for all its matches if its first ``ready`` says it
+plays series), its processes ended, then the second seatings, on the same deals, a fresh
+series with the version in seat 1; the same limits, wall cap and CPU pin. Nothing in a match
 tells the check from a ladder match (so a bot cannot behave in the check and misbehave later),
 and a series bot that breaks on a later ``start`` is turned away at upload, not in a tournament.
 The check moves the version from ``pending`` to ``ready`` or ``rejected``, and records whether
@@ -20,6 +21,7 @@ import logging
 import random
 import secrets
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -34,11 +36,11 @@ from ..models import BotVersion
 from ..referee import Limits, MatchResult
 from ..runner import BotLauncher, BuiltinLauncher
 from ..sandbox import SandboxUnsafe
-from ..series import Series
+from ..set_player import PlannedMatch, Seating, duplicate_sets, sets_play
 from .bots import builtin_strategy_names
 from .build import version_build
 from .code_cache import CodeUnavailable
-from .launch import server_limits, uploaded_launcher
+from .launch import match_cpu, referee_limits, uploaded_launcher
 
 logger = logging.getLogger(__name__)
 
@@ -109,8 +111,8 @@ def bot_version_check(*, version_id: int) -> BotVersion:
         version = version_build(version)
         if version.status != BotVersion.Status.PENDING:
             return version  # its build failed
-        # As a ladder series' launcher (``matches.play.MatchSeries``): the CPU backstop of a
-        # process is the per-match one times the matches it may play.
+        # As a ladder series' launcher (``matches.play``): the CPU backstop of a process is
+        # the per-match one times the matches it may play.
         cpu = settings.BAIZE_SANDBOX_LIMITS["cpu_seconds"] * len(plan.seeds)
         launcher = uploaded_launcher(version, cpu_seconds=cpu)
     except SandboxUnsafe as error:
@@ -126,7 +128,7 @@ def bot_version_check(*, version_id: int) -> BotVersion:
             status_reason=f"waiting for its code or runtime: {error}"
         )
         raise
-    check = smoke_test(get_game(version.bot.game), lambda: launcher, plan=plan)
+    check = smoke_test(get_game(version.bot.game), lambda: launcher, plan=plan, cpu=match_cpu())
     status = BotVersion.Status.REJECTED if check.problem else BotVersion.Status.READY
     # Conditional: of two deliveries of the check, the first verdict stands.
     BotVersion.objects.filter(id=version_id, status=BotVersion.Status.PENDING).update(
@@ -155,30 +157,45 @@ def smoke_test(
     limits: Limits | None = None,
     *,
     plan: CheckPlan | None = None,
+    cpu: int | None = None,
 ) -> SmokeCheck:
     """Play ``candidate`` the check's duplicate sets (``plan``; by default one drawn among
-    the game's built-in bots, without the database): every deal with the candidate in
-    seat 0, one series, then every deal again with it in seat 1, another series, started
-    once the first has ended. Each seating has its own processes: none sees a deal twice."""
-    limits = limits or server_limits()
+    the game's built-in bots, without the database) as a worker plays a ladder pairing's
+    (``bots.set_player``, the same function): every deal with the candidate in seat 0, one
+    series, its processes ended, then every deal again with it in seat 1, a fresh series;
+    under the server's limits (``referee_limits``: the match wall cap included), pinned to
+    ``cpu``. Stops at the first match that shows a problem."""
+    limits = limits or referee_limits()
     plan = plan or check_plan(game.id, opponents=_builtin_strategies(game.id))
     logs: list[str] = []
     plays_series = True
-    for seat in (0, 1):
-        players = [BuiltinLauncher(plan.opponent)]
-        players.insert(seat, candidate())
-        with Series(players, matches=len(plan.seeds)) as series:
-            for seed in plan.seeds:
-                state = game.new_match(seed, plan.options)
-                result = series.play(game, state, limits=limits, emit=_ignore)
-                logs.append(result.stderr[seat])
-                problem = _smoke_problem(result, seat, plan.opponent)
-                if problem:
-                    return SmokeCheck(problem, "\n".join(logs), False)
-                # Every match is played, series bot or not: a bot may count its matches
-                # (``series.match`` in each ``start``) and change from the third on.
-                plays_series = plays_series and series.plays_series(seat)
+    played = sets_play(
+        game=game,
+        matches=duplicate_sets(plan.seeds, plan.options),
+        players=lambda matches: _check_players(matches[0], candidate(), plan.opponent),
+        limits=limits,
+        series_length=settings.BAIZE_SERIES_MAX_MATCHES,
+        cpu=cpu,
+    )
+    with closing(played):
+        for match in played:
+            seat, result = int(match.match.seating), match.result
+            logs.append(result.stderr[seat])
+            problem = _smoke_problem(result, seat, plan.opponent)
+            if problem:
+                return SmokeCheck(problem, "\n".join(logs), False)
+            # Every match is played, series bot or not: a bot may count its matches
+            # (``series.match`` in each ``start``) and change from the third on.
+            plays_series = plays_series and match.plays_series[seat]
     return SmokeCheck("", "\n".join(logs), plays_series)
+
+
+def _check_players(
+    match: PlannedMatch, candidate: BotLauncher, opponent: str
+) -> tuple[BotLauncher, BotLauncher]:
+    """The candidate in seat 0 of the first seatings, in seat 1 of the second."""
+    builtin = BuiltinLauncher(opponent)
+    return (candidate, builtin) if match.seating is Seating.FIRST else (builtin, candidate)
 
 
 #: How much of the end of its stderr a rejected version's reason quotes.
@@ -194,7 +211,3 @@ def _smoke_problem(result: MatchResult, seat: int, opponent: str) -> str:
     # The reason is shown to the bot's owner and staff only, so it may quote the bot's stderr.
     tail = result.stderr[seat].strip()[-STDERR_IN_REASON:] if forfeit.seat == seat else ""
     return f"{problem}; your bot's stderr ends with:\n{tail}" if tail else problem
-
-
-def _ignore(kind: str, payload: dict[str, Any]) -> None:
-    pass

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import platform
 from pathlib import Path
 
@@ -105,12 +106,29 @@ def safe_sandbox() -> Sandbox:
     return sandbox
 
 
-def server_limits() -> Limits:
+def referee_limits(
+    *, decision_seconds: float | None = None, time_bank_seconds: float | None = None
+) -> Limits:
+    """A match's time limits: the server's settings, with a tournament's (or a command's)
+    ``decision_seconds`` and ``time_bank_seconds`` where given. The one place ``Limits`` are
+    made from settings: the ladder, the upload check and home play the same clock."""
     return Limits(
-        decision_seconds=settings.BAIZE_DECISION_TIMEOUT,
+        decision_seconds=decision_seconds or settings.BAIZE_DECISION_TIMEOUT,
         start_seconds=settings.BAIZE_BOT_START_TIMEOUT,
-        time_bank_seconds=settings.BAIZE_TIME_BANK_SECONDS,
+        time_bank_seconds=settings.BAIZE_TIME_BANK_SECONDS
+        if time_bank_seconds is None
+        else time_bank_seconds,
+        match_seconds=settings.BAIZE_MATCH_WALL_SECONDS,
     )
+
+
+def match_cpu() -> int | None:
+    """The CPU this worker process pins its matches to (``BAIZE_PIN_MATCHES``), or None."""
+    if not settings.BAIZE_PIN_MATCHES:
+        return None
+    allowed = sorted(os.sched_getaffinity(0))
+    # Spread concurrent worker processes over the CPUs: one match, one CPU.
+    return allowed[os.getpid() % len(allowed)]
 
 
 def build_limits() -> BuildLimits:

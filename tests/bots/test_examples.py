@@ -19,7 +19,7 @@ from bots.runner import BuiltinLauncher, ScriptLauncher
 from bots.sandbox.launcher import SandboxLimits
 from bots.services.bots import builtin_strategy_names
 from bots.services.check import check_plan, smoke_test
-from bots.services.launch import server_limits
+from bots.services.launch import referee_limits
 from games.rules import GAMES, get_game
 from ops.strength import duel
 
@@ -107,7 +107,7 @@ def test_the_montecarlo_bot_plays_a_whole_match_against_the_heuristic_without_fo
     players = [ScriptLauncher(montecarlo_build / "bot.py"), BuiltinLauncher("snag_heuristic")]
     # The server's time limits; a target of 10 keeps the match to a deal or two.
     state = game.new_match(3, {"target": 10})
-    result = referee_match(game, state, players, limits=server_limits(), emit=lambda k, p: None)
+    result = referee_match(game, state, players, limits=referee_limits(), emit=lambda k, p: None)
     assert result.forfeit is None, result.forfeit
     assert max(result.scores) >= 10
 
@@ -146,6 +146,6 @@ def test_the_uploaded_montecarlo_zip_passes_the_upload_check_in_the_sandbox(
     limits = SandboxLimits(cpu_seconds=cpu)
     # The bot thinks for a share of the decision limit it is sent: at a tenth of the server's,
     # the check's full-length sets take seconds instead of minutes, and it is the same check.
-    quick = dataclasses.replace(server_limits(), decision_seconds=0.1)
+    quick = dataclasses.replace(referee_limits(), decision_seconds=0.1)
     check = smoke_test(game, lambda: sandbox.launcher(stored, limits=limits), quick, plan=plan)
     assert check.problem == "" and check.plays_series, check.log

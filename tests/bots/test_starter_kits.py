@@ -19,7 +19,7 @@ import pytest
 from bots.referee import ProcessConnection, referee_match, referee_series_match
 from bots.runner import BuiltinLauncher, LaunchSpec
 from bots.runtimes import RUNTIMES, SANDBOX_PYTHON, Runtime
-from bots.services.launch import server_limits
+from bots.services.launch import referee_limits
 from games.rules import GAMES, get_game
 
 from .uploads import is_static_elf
@@ -175,7 +175,7 @@ def test_the_starter_plays_a_whole_match_of_every_game_from_both_seats(built, ru
         players = [BuiltinLauncher("random", seed=seed)]
         players.insert(seat, starter)
         result = referee_match(
-            game, game.new_match(seed), players, limits=server_limits(), emit=lambda k, p: None
+            game, game.new_match(seed), players, limits=referee_limits(), emit=lambda k, p: None
         )
         assert result.forfeit is None, (result.forfeit, result.stderr[seat])
         assert result.decisions > 0
@@ -194,7 +194,7 @@ def test_the_starter_declares_series_and_plays_two_matches_in_one_process(built,
                 snag,
                 snag.new_match(match, {"target": 10}),
                 connections,
-                limits=server_limits(),
+                limits=referee_limits(),
                 emit=lambda k, p: None,
                 position=(match, 2),
             )

@@ -170,8 +170,8 @@ def test_a_bot_that_passes_a_shorter_check_and_forfeits_its_third_ladder_match_i
     body = upload_and_check(client_for(alice), alices_bot, "bot.py", LATE_FORFEIT_BOT, capture)
     assert body["status"] == "ready" and body["watch_note"] == ""
 
-    # On the ladder a pairing plays three, each set's seatings in turn: its first seating's
-    # third match, the pairing's fifth, is lost.
+    # On the ladder a pairing plays three, its first seatings first (the sealing rule): its
+    # first seating's third match, the pairing's third played, is lost.
     settings.BAIZE_LADDER_SETS_PER_PAIRING = 3
     settings.BAIZE_LADDER_SETS_IN_FLIGHT = 10
     Bot.objects.filter(game="snag", name="random").update(on_ladder=False)
@@ -181,14 +181,14 @@ def test_a_bot_that_passes_a_shorter_check_and_forfeits_its_third_ladder_match_i
             tournament_series_play(series)
 
     version = BotVersion.objects.get(bot=alices_bot, number=1)
-    assert version.watch_note.startswith("forfeited its ladder match 5 of 12 watched (match ")
+    assert version.watch_note.startswith("forfeited its ladder match 3 of 12 watched (match ")
     assert "illegal_action in seat" in version.watch_note
     assert '{"play":"1X"} is not legal here' in version.watch_note
     # Everyone sees the mark: in the version's API and on the bot page.
     shown = client_for(bob).get(f"/api/bots/{alices_bot.pk}/versions/1/").json()
     assert shown["watch_note"] == version.watch_note
     page = client.get(f"/bots/{alices_bot.pk}/").content.decode()
-    assert "watched" in page and "forfeited its ladder match 5 of 12 watched" in page
+    assert "watched" in page and "forfeited its ladder match 3 of 12 watched" in page
 
 
 @pytest.mark.django_db

@@ -43,7 +43,7 @@ from bots.replay import (
 )
 from bots.runner import BotLauncher
 from bots.runtimes import RUNTIMES
-from bots.services.launch import LocalBotUnplayable, local_launcher
+from bots.services.launch import LocalBotUnplayable, local_launcher, match_cpu, referee_limits
 from games.rules import get_game
 from ladder.home import HomeSet, SetsRecord, home_sets_play
 from tournaments.duplicate import SetOutcome
@@ -137,6 +137,7 @@ class Command(BaseCommand):
                 options=match_options(options["option"]),
                 limits=local_limits(options),
                 series_length=settings.BAIZE_SERIES_MAX_MATCHES,
+                cpu=match_cpu(),
                 on_set=sets_printer.print_set,
             )
         except ValueError as error:
@@ -309,12 +310,10 @@ def local_bot(game_id: str, spec: str, options: dict[str, Any]) -> BotLauncher:
 
 
 def local_limits(options: dict[str, Any]) -> Limits:
-    return Limits(
-        decision_seconds=options["decision_seconds"] or settings.BAIZE_DECISION_TIMEOUT,
-        start_seconds=settings.BAIZE_BOT_START_TIMEOUT,
-        time_bank_seconds=settings.BAIZE_TIME_BANK_SECONDS
-        if options["time_bank"] is None
-        else options["time_bank"],
+    """The server's limits (``referee_limits``), with the command's ``--decision-seconds``
+    and ``--time-bank``."""
+    return referee_limits(
+        decision_seconds=options["decision_seconds"], time_bank_seconds=options["time_bank"]
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from bots.services.launch import match_cpu
 from games.rules import get_game
 from ladder.home import HomeSet, SetsRecord, home_version_test_play
 from tournaments.sprt import SprtParameters, SprtState, Verdict, sprt_state
@@ -88,6 +89,7 @@ class Command(BaseCommand):
                 options=match_options(options["option"]),
                 limits=local_limits(options),
                 series_length=settings.BAIZE_SERIES_MAX_MATCHES,
+                cpu=match_cpu(),
                 on_set=print_set,
             )
         except ValueError as error:

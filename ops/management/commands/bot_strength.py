@@ -14,7 +14,7 @@ from bots.builtin.strategies import load
 from bots.referee import StrategyPlayer
 from bots.runner import ScriptLauncher
 from bots.services.bots import builtin_strategy_names
-from bots.services.launch import server_limits
+from bots.services.launch import referee_limits
 from games.rules import GAMES
 from ops.strength import HeadToHead, duel, head_to_head
 
@@ -69,7 +69,7 @@ def _bot_against_heuristic(game_id: str, bot: Path, sets: int) -> HeadToHead:
         (bot.name, lambda seed: launcher),
         ("heuristic", lambda seed: StrategyPlayer(heuristic, seed)),
         sets=sets,
-        limits=server_limits(),
+        limits=referee_limits(),
     )
 
 
