@@ -140,8 +140,10 @@ class Connection(Protocol):
     def close(self) -> None: ...
 
     def match_over(self, *, keep: bool) -> str:
-        """What the bot wrote to stderr during the match that just ended. The bot is closed,
-        unless ``keep`` and it plays series: then it is frozen until the next ``open``."""
+        """What the bot wrote to stderr during the match that just ended, up to its next wait
+        for input (``BotProcess.settle``). The bot is ended, its last lines kept with the
+        match (``BotProcess.finish``), unless ``keep`` and it plays series: then it is frozen
+        until the next ``open``."""
 
     def stderr_capture(self) -> str:
         """Everything kept of the bot's stderr for its author; complete once closed."""
@@ -264,10 +266,14 @@ class _Match:
         except BaseException:
             self._close_all()
             raise
-        # A bot that forfeited is ended; the series goes on with a fresh process in its seat.
+        # A bot that forfeited is ended at once; the series goes on with a fresh process in
+        # its seat. After a series' last match the others end as the protocol ends them.
         forfeited = None if result.forfeit is None else result.forfeit.seat
+        last = self.position[0] >= self.position[1]
+        if forfeited is not None:
+            self.connections[forfeited].close()
         stderr = tuple(
-            connection.match_over(keep=seat != forfeited)
+            connection.match_over(keep=seat != forfeited and not last)
             for seat, connection in enumerate(self.connections)
         )
         return dataclasses.replace(
@@ -519,7 +525,7 @@ class ProcessConnection:
             process.stderr_restart()
             process.freeze()
             return stderr
-        process.close()
+        process.finish()
         stderr = process.stderr_capture()
         self._process = None
         return stderr

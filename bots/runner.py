@@ -51,11 +51,12 @@ STDERR_TAIL_BYTES = 8 * 1024
 STDERR_HEAD_BYTES = 16 * 1024
 #: A bot writing more than this to stderr in one match is flooding, not logging: it forfeits.
 STDERR_LIMIT_BYTES = 1 << 20
-#: After its ``end``, a bot kept for the next match of a series has this long (wall clock) to
-#: write its last lines for the match that ended (``BotProcess.settle``) ...
-END_GRACE_SECONDS = 0.05
-#: ... and is taken to be done once its input is read and its stderr quiet this long.
-END_QUIET_SECONDS = 0.00025
+#: After its ``end`` (or the end of its input), a bot has at most this long (wall clock) to
+#: write its last lines for the match that ended and wait for more input, or exit
+#: (``BotProcess.settle``); it is done as soon as it does.
+END_GRACE_SECONDS = 0.5
+#: How often, meanwhile, the runner looks whether it has.
+_SETTLE_POLL_SECONDS = 0.0005
 #: While a bot thinks, its ``on_idle`` callback runs about this often (seconds).
 IDLE_SECONDS = 1.0
 _READ_CHUNK = 64 * 1024
@@ -390,21 +391,50 @@ class BotProcess:
         return (self._stderr_head + gap + self._stderr_tail).decode("utf-8", errors="replace")
 
     def settle(self, grace: float = END_GRACE_SECONDS) -> None:
-        """Let the bot finish with what it was last sent (its ``end``) before its stderr is
-        read for the match: return once it has read all its input and its stderr has been
-        quiet for ``END_QUIET_SECONDS``, or it exited, or ``grace`` seconds passed."""
+        """Let the bot finish with what it was last sent (its ``end``, or the end of its
+        input) before its stderr is read for the match: return once it has read all its
+        input and waits with none of its tasks running or ready to run (its next read of
+        input, typically), everything it wrote to stderr read; or once it exited; or after
+        ``grace`` seconds. A bot held off the CPU is ready to run, so a busy machine only
+        makes the wait longer: what a bot writes before it next waits is the match's."""
         self.thaw()
         deadline = monotonic() + grace
-        unread = bytearray(4)
         while (now := monotonic()) < deadline and self._stderr is not None:
-            fcntl.ioctl(self._stdin, termios.FIONREAD, unread)
-            quiet = int.from_bytes(unread, sys.byteorder) == 0
-            wait = min(END_QUIET_SECONDS, deadline - now)
-            if not select.select([self._stderr], [], [], wait)[0]:
-                if quiet:
-                    return
-                continue
-            self._drain_stderr()
+            if select.select([self._stderr], [], [], min(_SETTLE_POLL_SECONDS, deadline - now))[0]:
+                self._drain_stderr()
+            elif self._process.poll() is not None or (self._input_read() and self._asleep()):
+                break
+        # Written before it fell asleep or exited, so in the pipe now.
+        self._drain_stderr()
+
+    def finish(self, grace: float = END_GRACE_SECONDS) -> None:
+        """End the bot as the protocol ends it: its input ends (a bot that plays series exits
+        on reading to the end), it writes its last lines and exits within ``grace`` seconds
+        (``settle``), and is closed (killed and reaped, whatever it left running)."""
+        if not self._closed:
+            with contextlib.suppress(OSError):
+                self.close_input()
+            self.settle(grace)
+        self.close()
+
+    def _input_read(self) -> bool:
+        """Whether the bot has read everything written to it (or its input is closed)."""
+        if self._process.stdin.closed:
+            return True
+        unread = bytearray(4)
+        fcntl.ioctl(self._stdin, termios.FIONREAD, unread)
+        return int.from_bytes(unread, sys.byteorder) == 0
+
+    def _asleep(self) -> bool:
+        """Whether none of the bot's tasks is running or ready to run: its control's tasks
+        (everything it runs in the sandbox), or a trusted bot's own threads."""
+        if self._control is not None:
+            return self._control.waiting_by_task() is not None
+        try:
+            tasks = os.listdir(f"/proc/{self.pid}/task")
+        except OSError:
+            return True  # gone
+        return not any(_task_state(f"/proc/{self.pid}/task/{task}") == b"R" for task in tasks)
 
     def stderr_restart(self) -> None:
         """Start a new capture (and a new stderr allowance): the next match of a series.
@@ -706,6 +736,17 @@ def _child_pids() -> list[int]:
 
 def _kernel_lists_children() -> bool:
     return os.path.exists(f"/proc/self/task/{os.getpid()}/children")
+
+
+def _task_state(task_dir: str) -> bytes:
+    """A task's state letter (``R``: running or ready to run; ``S``: asleep; ...), read from
+    its ``stat``; empty if it ended."""
+    try:
+        stat = _read_small(f"{task_dir}/stat")
+    except OSError:
+        return b""
+    # The command name may hold spaces and parentheses: fields start after the last ")".
+    return stat[stat.rfind(b")") + 2 :][:1]
 
 
 def _read_small(path: str) -> bytes:

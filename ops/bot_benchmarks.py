@@ -15,7 +15,7 @@ import os
 import statistics
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from time import perf_counter, perf_counter_ns
@@ -37,6 +37,7 @@ from bots.runner import (
 from bots.runtimes import runtime_named
 from bots.sandbox import Sandbox
 from bots.series import Series
+from bots.set_player import PlannedMatch, Seating, duplicate_sets, sets_play
 from games.rules import get_game
 
 #: The trivial bot of the round-trip figures: it echoes whatever it reads.
@@ -373,21 +374,29 @@ def _series_on_cpu(
 def _sets_on_cpu(
     bots: MatchBots, sandbox: Sandbox | None, cpu: int, seeds: range, length: int
 ) -> int:
-    """Each deal of ``seeds`` from both seats, as a worker plays a pairing's sets: the two
-    seatings in turn, one series of ``length`` per seating (the other frozen meanwhile)."""
+    """Each deal of ``seeds`` from both seats, as a worker plays a pairing's sets
+    (``bots.set_player``): runs of ``length`` sets, the run's first seatings one series,
+    its processes ended, then its second seatings a fresh series."""
     game = get_game("snag")
-    for first in range(seeds.start, seeds.stop, length):
-        chunk = range(first, min(first + length, seeds.stop))
-        players = benchmark_players(bots, first, sandbox)
-        with (
-            Series(players, matches=len(chunk), cpu=cpu) as seating,
-            Series(players[::-1], matches=len(chunk), cpu=cpu) as swapped,
-        ):
-            for seed in chunk:
-                for series in (seating, swapped):
-                    state = game.new_match(seed)
-                    _check_played(series.play(game, state, limits=Limits(), emit=_ignore))
+    played = sets_play(
+        game=game,
+        matches=duplicate_sets(seeds),
+        players=lambda matches: _seated_benchmark_players(matches, bots, sandbox),
+        limits=Limits(),
+        series_length=length,
+        cpu=cpu,
+    )
+    for match in played:
+        _check_played(match.result)
     return 2 * len(seeds)
+
+
+def _seated_benchmark_players(
+    matches: Sequence[PlannedMatch], bots: MatchBots, sandbox: Sandbox | None
+) -> tuple[Player, Player]:
+    """The benchmark's players for a series of one seating, seeded from its first deal."""
+    first, second = benchmark_players(bots, matches[0].seed, sandbox)
+    return (first, second) if matches[0].seating is Seating.FIRST else (second, first)
 
 
 def _check_played(result: MatchResult) -> None:
@@ -406,7 +415,7 @@ def snag_matches_per_second_all_cpus(
     """Snag matches (target 50) per second of wall time, one worker process per CPU, each
     pinned to its CPU as workers are; ``bots`` says who plays them, in series of ``series``
     matches (one bot process per seat for each series) or one match per process; with
-    ``in_sets``, each deal from both seats, the seatings in turn (twice the matches).
+    ``in_sets``, each deal from both seats, sealed seatings (twice the matches).
     ``native``: the C++ starter's built folder, for ``MatchBots.NATIVE``."""
     cpus = sorted(os.sched_getaffinity(0))
     context = multiprocessing.get_context("fork")

@@ -238,8 +238,9 @@ def elimination_planner(bracket_of: Callable[[int], Bracket]) -> Planner:
 
 
 #: Sets a version test's pairing is given at a time. A batch is played by two worker tasks
-#: of two sets each, each set's seatings in turn, a series per seating (``tournaments.series``:
-#: a bot process per seat and seating is started once a task, not once a match); the
+#: of two sets each, the sets' first seatings then their second, a series per seating
+#: (``tournaments.series``: a bot process per seat and seating is started once a task, not
+#: once a match); the
 #: sequential test still reads every set as it finishes, and the sets of a batch not yet
 #: played when it decides are dropped.
 VERSION_TEST_BATCH_SETS = 4

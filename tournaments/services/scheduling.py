@@ -438,7 +438,7 @@ def match_replace(*, link: TournamentMatch, reason: str) -> TournamentMatch | No
             match=fresh,
             first_seat=link.first_seat,
         )
-        # Its twin, if still pending, goes along: one task plays the set's two seatings in turn.
+        # Its twin, if still pending, goes along: one task plays both seatings of the set.
         twins = TournamentMatch.objects.filter(
             current(),
             duplicate_set_id=link.duplicate_set_id,

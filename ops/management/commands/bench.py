@@ -302,8 +302,8 @@ def _sandbox_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
     plain_matches = _median(runs, lambda: rate(MatchBots.PLAIN))
     console.log(f"sandboxed matches over all cores, one per process and in series of {length}")
     # Run for run, alternately: the machine's load moves the figures alike, and their
-    # ratios are the series rows' targets. The sets row plays as workers do: a pairing's
-    # sets in one task, each deal's two seatings in turn (twins never overlap).
+    # ratios are the series rows' targets. The sets row plays as workers do, through the
+    # set player: a run's first seatings one series, its processes ended, then the second.
     # The C++ starter's series run in the same turns, its ratio to the Python series row.
     boxed_runs, series_runs, sets_runs, native_runs = [], [], [], []
     for _ in range(runs):
@@ -372,7 +372,7 @@ def _sandbox_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
             target_is_ratio=True,
         ),
         Figure(
-            f"Snag matches, sandboxed, in sets (seatings in turn) of {length}, {cores} cores",
+            f"Snag matches, sandboxed, in sets (sealed seatings) of {length}, {cores} cores",
             sets_matches,
             "matches/s",
             series_matches,

@@ -4,13 +4,16 @@ the series. Plays the first legal action.
 Arguments: ``series`` to declare that it plays series (otherwise it is a version-1 bot that
 exits at ``end``), then optionally ``crash N`` to exit at its first decision of the
 series' match N; ``quit`` to exit at each ``end`` although it declared series;
-``bye N`` to write a last line and exit on reading the ``end`` of the series' match N. On
-reading each ``end`` it notes the result on stderr (``end match=M scores=[A, B]``).
+``bye N`` to write a last line and exit on reading the ``end`` of the series' match N;
+``ponder`` to compute for about 30 ms of CPU on reading each ``end`` before it notes it. On
+reading each ``end`` it notes the result on stderr (``end match=M scores=[A, B]``), and when
+its input ends, its last words (``input ended after match=M``).
 """
 
 import json
 import os
 import sys
+import time
 
 TOKEN = os.urandom(8).hex()
 args = sys.argv[1:]
@@ -18,6 +21,7 @@ series = "series" in args
 quit_at_end = "quit" in args
 crash_at = int(args[args.index("crash") + 1]) if "crash" in args else None
 bye_at = int(args[args.index("bye") + 1]) if "bye" in args else None
+ponder = "ponder" in args
 
 position = None
 for line in sys.stdin:
@@ -38,9 +42,15 @@ for line in sys.stdin:
         action = message["observation"]["legal_actions"][0]
         print(json.dumps({"action": action}), flush=True)
     elif message["type"] == "end":
+        if ponder:
+            until = time.process_time() + 0.03
+            while time.process_time() < until:
+                pass
         print(f"end match={position} scores={message['scores']}", file=sys.stderr, flush=True)
         if position == bye_at:
             print(f"bye after match={position}", file=sys.stderr, flush=True)
             break
         if quit_at_end or not series:
             break
+else:
+    print(f"input ended after match={position}", file=sys.stderr, flush=True)
