@@ -21,6 +21,7 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY config ./config
 COPY errors ./errors
+COPY monitoring ./monitoring
 COPY games ./games
 COPY bots ./bots
 COPY matches ./matches

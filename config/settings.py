@@ -17,6 +17,7 @@ from django.core.exceptions import ImproperlyConfigured
 from bots.queues import PRIORITY_STEPS
 
 from .env import env_bool, env_choice, env_float, env_int, env_list, env_rate, env_str
+from .observability import cache_counting_reads, log_formatters, metrics_multiprocess_dir
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("BAIZE_VAR_DIR", str(BASE_DIR / "var")))
@@ -59,9 +60,13 @@ INSTALLED_APPS = [
     "ladder",
     "web",
     "ops",
+    "monitoring",
 ]
 
 MIDDLEWARE = [
+    # First: health probes and the metrics scraper are answered before the host is checked.
+    "monitoring.middleware.HealthMiddleware",
+    "monitoring.middleware.RequestMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -206,7 +211,17 @@ def _next_redis_database(url: str) -> str:
 
 #: The table of the database cache (created by the bots app's migration 0004).
 CACHE_TABLE = "baize_cache"
+#: Metrics (``/metrics``, README "Monitoring"): recorded unless ``BAIZE_METRICS=0``; scraped
+#: by staff or with the bearer token ``BAIZE_METRICS_TOKEN``, never by anyone by default.
+BAIZE_METRICS = env_bool("BAIZE_METRICS", True)
+BAIZE_METRICS_TOKEN = env_str("BAIZE_METRICS_TOKEN", "")
+#: A Celery worker's own metrics endpoint (its processes' counts; 0: none), for a worker
+#: that shares no ``PROMETHEUS_MULTIPROC_DIR`` with a web process (another host, container).
+BAIZE_WORKER_METRICS_PORT = env_int("BAIZE_WORKER_METRICS_PORT", 0)
+PROMETHEUS_MULTIPROC_DIR = metrics_multiprocess_dir()
 CACHES = {"default": _shared_cache(env_str("BAIZE_CACHE", ""), _BROKER_URL)}
+if BAIZE_METRICS:
+    CACHES["default"] = cache_counting_reads(CACHES["default"])
 
 #: Seconds a bot may think about one decision before it forfeits.
 BAIZE_DECISION_TIMEOUT = env_float("BAIZE_DECISION_TIMEOUT", 1.0, minimum=0.01)
@@ -216,10 +231,13 @@ BAIZE_BOT_START_TIMEOUT = env_float("BAIZE_BOT_START_TIMEOUT", 5.0, minimum=0.1)
 BAIZE_PIN_MATCHES = env_bool("BAIZE_PIN_MATCHES", True)
 
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+#: ``json``: one JSON object a line from web, worker and beat (``monitoring.logs``).
+LOG_FORMAT = env_choice("LOG_FORMAT", "TEXT", ("TEXT", "JSON")).lower()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": log_formatters(),
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env_choice("LOG_LEVEL", "WARNING", _LOG_LEVELS)},
     # kombu warns that the in-memory broker of the eager default has no host name.
     "loggers": {"kombu.connection": {"level": "ERROR"}},

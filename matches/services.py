@@ -41,7 +41,7 @@ from games.events import (
 from games.rules import get_game
 
 from .models import Match, MatchEvent, MatchSeat, SeatStderr
-from .signals import match_finished
+from .signals import match_finished, match_started
 
 logger = logging.getLogger(__name__)
 
@@ -645,6 +645,7 @@ def match_event_writer(
         # A pending match's log is empty: its first event goes straight in.
         records = chain_events([(0, EventType.MATCH_STARTED, started)])
         _insert_events(match.pk, records)
+    match_started.send_robust(Match, match_id=match.pk)
     for name, value in claimed.items():
         setattr(match, name, value)
     return MatchEventWriter(

@@ -8,3 +8,6 @@ from django.dispatch import Signal
 #: ``games.events.ResultReason`` value): the ladder watches its new versions' first matches
 #: (``ladder.services.ladder_match_watch``).
 match_finished = Signal()
+#: Sent once a worker's claim on a match is committed (its ``match_started`` event stored), with
+#: ``match_id``, in the process that will play it: the monitoring counts it and its wait.
+match_started = Signal()

@@ -1,6 +1,7 @@
 """The layers point one way: ops -> config -> web -> ladder -> tournaments -> matches -> bots
--> games. On top, ``ops`` holds the tooling (benchmarks, simulations, the demo), which no
-layer below imports.
+-> monitoring -> games. On top, ``ops`` holds the tooling (benchmarks, simulations, the demo),
+which no layer below imports; ``monitoring`` (metrics, health, heartbeats) knows no domain,
+and every layer above records through it.
 
 Beneath them all, ``errors`` holds the refusals every layer raises. Each app's rows have one
 writer, its services (bots' and tournaments' a package), and no module reaches another by a name
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ["games", "bots", "matches", "tournaments", "ladder", "web", "config", "ops"]
+LAYERS = ["games", "monitoring", "bots", "matches", "tournaments", "ladder", "web", "config", "ops"]
 PROJECT = set(LAYERS)
 #: Every package of the project's own code (the examples are bots, not Baize).
 PACKAGES = ["errors", *LAYERS]
@@ -211,6 +212,7 @@ APP_WRITERS: dict[str, tuple[str, ...]] = {
     "tournaments": ("tournaments/services/", "tournaments/audit.py"),
     # The ratings are a room of the tournaments app, with a writer of their own.
     "tournaments/ratings": ("tournaments/ratings/services.py",),
+    "monitoring": ("monitoring/services.py",),
 }
 #: Rows of Django's own apps that an app writes as its own: the accounts of bot authors.
 FOREIGN_MODELS = {"bots": {"User", "Token"}}

@@ -8,6 +8,7 @@ from bots.tasks import CODE_RETRY
 from matches.play import MatchLimits, match_play, matches_play_as_sets
 
 from .models import Tournament, TournamentMatch
+from .monitoring import task_observed
 from .services.scheduling import tournament_match_settle, tournament_matches_held
 from .tick import tournaments_tick
 
@@ -20,8 +21,9 @@ def tournament_match_play(match_id: int) -> None:
     """
     link = TournamentMatch.objects.select_related("tournament").get(match_id=match_id)
     tournament = link.tournament
-    if tournament.status == Tournament.Status.RUNNING and link.replaced_at is None:
-        match_play(match_id=match_id, limits=_match_limits(tournament))
+    with task_observed(match_ids=[match_id]):
+        if tournament.status == Tournament.Status.RUNNING and link.replaced_at is None:
+            match_play(match_id=match_id, limits=_match_limits(tournament))
     tournament_match_settle(match_id=match_id)
 
 
@@ -48,9 +50,10 @@ def tournament_series_play(match_ids: list[int]) -> None:
         ).exists()
 
     limits = _match_limits(first.tournament)
-    for match_id in matches_play_as_sets(match_ids=match_ids, limits=limits, playing=playing):
-        done.add(match_id)
-        tournament_match_settle(match_id=match_id)
+    with task_observed(match_ids=match_ids):
+        for match_id in matches_play_as_sets(match_ids=match_ids, limits=limits, playing=playing):
+            done.add(match_id)
+            tournament_match_settle(match_id=match_id)
 
 
 def _match_limits(tournament: Tournament) -> MatchLimits:

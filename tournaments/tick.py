@@ -20,6 +20,7 @@ from matches.services import match_lease_expire
 
 from . import selectors
 from .models import Tournament, TournamentMatch, current
+from .monitoring import match_failed_observe
 from .ratings.services import ratings_apply_pending
 from .services import recurring_tournaments_spawn, tournament_start
 from .services.scheduling import (
@@ -78,6 +79,7 @@ def matches_expire_leases(*, now: datetime) -> int:
         if status == Match.Status.FAILED:
             reason = f"its worker {worker} stopped renewing its lease, which ran out at {lease_end}"
             tournament_match_failure_note(link_id=link_id, reason=reason)
+            match_failed_observe(match_id=match_id)
         count += status is not None
     return count
 

@@ -49,6 +49,7 @@ from ..models import (
     VersionTest,
     current,
 )
+from ..monitoring import match_replaced_observe
 from ..planning import NO_BRACKET, EntrantView, NewPairing, PairingView, Plan, TournamentState
 from ..ratings import selectors as rating_selectors
 from ..ratings.maths import PRIOR
@@ -446,6 +447,7 @@ def match_replace(*, link: TournamentMatch, reason: str) -> TournamentMatch | No
         ).values_list("match_id", flat=True)
         resend = [fresh.pk, *twins]
         transaction.on_commit(functools.partial(tournament_matches_enqueue, match_ids=resend))
+    match_replaced_observe(match_id=old.pk)
     return TournamentMatch.objects.get(match_id=fresh.pk)
 
 
