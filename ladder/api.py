@@ -17,6 +17,7 @@ from errors import DomainError, NotFound
 from games.rules import GAMES
 from tournaments.formats import Format
 from tournaments.models import Tournament
+from tournaments.queue import QueueSnapshot, queue_snapshot
 from tournaments.sprt import SprtParameters
 
 from . import selectors, services
@@ -79,11 +80,30 @@ def _mine_only(request: Request, queryset: Any) -> Any:
     return queryset.filter(organiser=request.user)
 
 
-def _author_view(tournament: Tournament, *, with_sets: bool = False) -> dict[str, Any]:
-    """A challenge or test from the side of ``first``; ``with_sets`` adds every set."""
+def _snapshot(tournaments: Any) -> QueueSnapshot | None:
+    """The queue, read once for a request's running challenges or tests (None: none runs)."""
+    running = any(t.status == Tournament.Status.RUNNING for t in tournaments)
+    return queue_snapshot() if running else None
+
+
+def _author_view(
+    tournament: Tournament, *, with_sets: bool = False, snapshot: QueueSnapshot | None = None
+) -> dict[str, Any]:
+    """A challenge or test from the side of ``first``; ``with_sets`` adds every set; where it
+    stands in the queue (its place in line and the seconds it is expected to take)."""
     first, opponents = selectors.author_versions(tournament=tournament)
     sets = {"sets": selectors.author_sets(tournament=tournament)} if with_sets else {}
+    if snapshot is None:
+        snapshot = _snapshot([tournament])
+    eta = (
+        selectors.author_eta(tournament=tournament, snapshot=snapshot)
+        if snapshot is not None
+        else selectors.AuthorEta(None, 0, 0, None)
+    )
     return {
+        "position": eta.position,
+        "matches_left": eta.matches_left,
+        "eta_seconds": eta.eta_seconds,
         "id": tournament.pk,
         "name": tournament.name,
         "game": tournament.game,
@@ -98,7 +118,9 @@ def _author_view(tournament: Tournament, *, with_sets: bool = False) -> dict[str
     }
 
 
-def _test_view(tournament: Tournament, *, with_sets: bool = False) -> dict[str, Any]:
+def _test_view(
+    tournament: Tournament, *, with_sets: bool = False, snapshot: QueueSnapshot | None = None
+) -> dict[str, Any]:
     progress = selectors.version_test_progress(tournament=tournament)
     test = tournament.version_test
     sprt = {
@@ -112,7 +134,7 @@ def _test_view(tournament: Tournament, *, with_sets: bool = False) -> dict[str, 
         "upper_bound": progress.upper_bound,
         "verdict": progress.verdict,
     }
-    return {**_author_view(tournament, with_sets=with_sets), "sprt": sprt}
+    return {**_author_view(tournament, with_sets=with_sets, snapshot=snapshot), "sprt": sprt}
 
 
 @extend_schema_view(
@@ -134,9 +156,9 @@ class ChallengeListApi(generics.ListAPIView):
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         page = self.paginate_queryset(self.get_queryset())
-        return self.get_paginated_response(
-            AuthorTournamentSerializer([_author_view(t) for t in page], many=True).data
-        )
+        snapshot = _snapshot(page)
+        views = [_author_view(t, snapshot=snapshot) for t in page]
+        return self.get_paginated_response(AuthorTournamentSerializer(views, many=True).data)
 
     @extend_schema(request=ChallengeCreateSerializer, responses={201: AuthorTournamentSerializer})
     def post(self, request: Request) -> Response:
@@ -182,9 +204,9 @@ class VersionTestListApi(generics.ListAPIView):
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         page = self.paginate_queryset(self.get_queryset())
-        return self.get_paginated_response(
-            VersionTestSerializer([_test_view(t) for t in page], many=True).data
-        )
+        snapshot = _snapshot(page)
+        views = [_test_view(t, snapshot=snapshot) for t in page]
+        return self.get_paginated_response(VersionTestSerializer(views, many=True).data)
 
     @extend_schema(request=VersionTestCreateSerializer, responses={201: VersionTestSerializer})
     def post(self, request: Request) -> Response:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
 
 from bots.models import BotVersion
 from matches.models import Match
-from tournaments.formats import Format, format_spec
+from tournaments.formats import VERSION_TEST_BATCH_SETS, Format, format_spec
 from tournaments.models import (
     DuplicateSet,
     Entrant,
@@ -23,6 +24,7 @@ from tournaments.models import (
     TournamentMatch,
     current,
 )
+from tournaments.queue import QueueSnapshot, matches_of_tournament
 from tournaments.ratings.maths import CONSERVATIVE_SIGMAS, PRIOR
 from tournaments.ratings.selectors import rating_skills
 from tournaments.sprt import ELO_LIMIT, elo_interval, score_interval, set_score, sprt_state
@@ -515,3 +517,55 @@ def version_test_progress(*, tournament: Tournament) -> TestProgress:
         state = sprt_state(played.wins, played.draws, played.losses, parameters)
         llr, verdict = state.llr, "pending"
     return TestProgress(played, llr, parameters.lower_bound, parameters.upper_bound, verdict)
+
+
+@dataclass(frozen=True)
+class AuthorEta:
+    """Where a running challenge or version test stands in the queue (``tournaments.queue``):
+    its place in line (None once nothing of it waits), the tasks ahead of it, its matches
+    left, and the seconds until it is expected to finish (None: no worker can say, or it
+    is over). A version test's figure adds the sets its LLR's trend says it still needs,
+    once it has played a batch; before, it covers the sets it has asked for."""
+
+    position: int | None
+    tasks_ahead: int
+    matches_left: int
+    eta_seconds: int | None
+
+
+def author_eta(*, tournament: Tournament, snapshot: QueueSnapshot) -> AuthorEta:
+    """Where ``tournament`` stands in ``snapshot`` (read once per request)."""
+    if tournament.status != Tournament.Status.RUNNING or not snapshot.plays:
+        return AuthorEta(None, 0, 0, None)
+    eta = snapshot.tournament_eta(tournament.pk)
+    seconds = eta.eta_seconds
+    if seconds is not None and format_spec(tournament.format).tests_versions:
+        seconds += _test_batches_seconds(tournament, snapshot, in_flight=eta.matches_left // 2)
+    return AuthorEta(
+        eta.position, eta.tasks_ahead, eta.matches_left, None if seconds is None else round(seconds)
+    )
+
+
+def _test_batches_seconds(
+    tournament: Tournament, snapshot: QueueSnapshot, *, in_flight: int
+) -> float:
+    """The further batches a version test is expected to play: the sets left to its
+    nearer bound at the LLR's pace so far, each batch queued at its priority and played by
+    two tasks side by side."""
+    progress = version_test_progress(tournament=tournament)
+    played = progress.head_to_head.sets
+    if played < VERSION_TEST_BATCH_SETS or progress.llr == 0:
+        return 0.0
+    pace = progress.llr / played
+    bound = progress.upper_bound if pace > 0 else progress.lower_bound
+    room = tournament.version_test.max_sets - played - in_flight
+    sets_left = min(max((bound - progress.llr) / pace - in_flight, 0.0), room)
+    pairings = max(len(author_versions(tournament=tournament)[1]), 1)
+    batches = math.ceil(sets_left / (VERSION_TEST_BATCH_SETS * pairings))
+    if batches <= 0:
+        return 0.0
+    game, priority, sandboxed = matches_of_tournament(tournament=tournament)
+    wait = snapshot.expected_wait(priority=priority, sandboxed=sandboxed) or 0.0
+    # A batch: two tasks of half its sets each, side by side, two matches a set.
+    per_batch = wait + VERSION_TEST_BATCH_SETS * snapshot.costs.of(game, sandboxed)
+    return batches * per_batch

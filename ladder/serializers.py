@@ -208,6 +208,19 @@ class AuthorTournamentSerializer(serializers.Serializer):
     )
     opponents = VersionBriefSerializer(many=True, help_text="Every opponent of the first.")
     result = HeadToHeadSerializer()
+    position = serializers.IntegerField(
+        allow_null=True,
+        help_text="Its next task's place in the queue (1: next); null when none of it waits.",
+    )
+    matches_left = serializers.IntegerField(help_text="Its matches running or waiting.")
+    eta_seconds = serializers.IntegerField(
+        allow_null=True,
+        help_text=(
+            "Seconds until it is expected to finish, at the pace of the last hour's matches"
+            " and the workers alive (GET /api/queue/); null once over, or when no worker"
+            " could play it."
+        ),
+    )
 
 
 class SprtSerializer(serializers.Serializer):

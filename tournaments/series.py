@@ -49,11 +49,11 @@ def match_series(*, match_ids: Sequence[int]) -> list[list[int]]:
             sorted(twins, key=lambda match_id: place[match_id][2])
             for _, twins in sorted(sets.items())
         ]
-        tasks += _spread(ordered)
+        tasks += sets_in_tasks(ordered)
     return tasks + alone
 
 
-def _spread(sets: list[list[int]]) -> list[list[int]]:
+def sets_in_tasks(sets: list[list[int]]) -> list[list[int]]:
     """A pairing's sets (each its pending matches) in consecutive runs of whole sets."""
     per_task = settings.BAIZE_SERIES_MAX_MATCHES
     if len(sets) >= SPREAD_FROM_SETS:

@@ -1,11 +1,12 @@
 from django.urls import path
 
-from . import api
+from . import api, queue_api
 from .ratings import api as ratings_api
 
 urlpatterns = [
     # The match list lives here, above ``matches``, for its ``kind`` filter.
     path("matches/", api.MatchListApi.as_view(), name="match-list"),
+    path("queue/", queue_api.QueueApi.as_view(), name="queue"),
     path("tournaments/", api.TournamentListApi.as_view(), name="tournament-list"),
     path("tournaments/<int:pk>/", api.TournamentDetailApi.as_view(), name="tournament-detail"),
     path(

@@ -8,9 +8,10 @@ from django.db.models import Prefetch
 
 from games.rules import GAMES
 from ladder import selectors as ladder_selectors
-from ladder.selectors import AuthorSet, HeadToHead, LadderRow, TestProgress
+from ladder.selectors import AuthorEta, AuthorSet, HeadToHead, LadderRow, TestProgress
 from tournaments.formats import format_spec
 from tournaments.models import DuplicateSet, Tournament, TournamentMatch, current
+from tournaments.queue import queue_snapshot
 
 #: Width of the LLR bar of a version test, in SVG units.
 LLR_BAR_WIDTH = 300
@@ -54,6 +55,8 @@ class AuthorPage:
     result: HeadToHead
     sets: list[AuthorSet]
     test: TestProgress | None = None
+    #: Where it stands in the queue, and how long it is expected to take.
+    eta: AuthorEta | None = None
 
     @property
     def llr_marker(self) -> float:
@@ -70,6 +73,9 @@ def author_page(*, tournament: Tournament) -> AuthorPage:
     test = None
     if format_spec(tournament.format).tests_versions:
         test = ladder_selectors.version_test_progress(tournament=tournament)
+    eta = None
+    if tournament.status == Tournament.Status.RUNNING:
+        eta = ladder_selectors.author_eta(tournament=tournament, snapshot=queue_snapshot())
     return AuthorPage(
         tournament,
         first,
@@ -78,4 +84,5 @@ def author_page(*, tournament: Tournament) -> AuthorPage:
         ladder_selectors.head_to_head(tournament=tournament),
         ladder_selectors.author_sets(tournament=tournament),
         test,
+        eta,
     )

@@ -8,6 +8,7 @@ app_name = "web"
 urlpatterns = [
     path("", views.home, name="home"),
     path("tournaments/", views.tournament_list, name="tournaments"),
+    path("queue/", views.queue, name="queue"),
     path("tournaments/<int:pk>/", views.tournament_detail, name="tournament"),
     path("tournaments/<int:pk>/live/", views.tournament_live, name="tournament-live"),
     path("games/<str:game_id>/", views.game_detail, name="game"),

@@ -19,6 +19,8 @@ from matches.selectors import match_event_records
 from matches.visibility import match_access, match_fields
 from tournaments.formats import Format
 from tournaments.models import Tournament
+from tournaments.queue import queue_snapshot
+from tournaments.queue_api import queue_view
 from tournaments.ratings import selectors as rating_selectors
 
 from . import ladder_pages, live, selectors
@@ -175,3 +177,8 @@ def version_test_detail(request: HttpRequest, pk: int) -> HttpResponse:
     page = ladder_pages.author_page(tournament=test)
     context = {"page": page, "bar_width": ladder_pages.LLR_BAR_WIDTH}
     return render(request, "web/version_test.html", context)
+
+
+def queue(request: HttpRequest) -> HttpResponse:
+    """The queue, for everyone: what waits, what runs, the workers, the expected waits."""
+    return render(request, "web/queue.html", {"queue": queue_view(queue_snapshot())})
