@@ -1,20 +1,20 @@
-"""Replay: fold a match's event log through its rules engine and check every step of it.
+"""Replay: the one fold of a match's event log through its rules engine (``fold``), and its
+projections: the verification of every step (``replay``) and the positions (``state_at``).
 
 Pure: no Django, no I/O, no clock. The log is a sequence of ``(seq, type, payload, hash)``
-records in seq order, in the format of the contracts ("Match event log"). The fold draws
-no shuffle: it starts the engine with the recorded orders as stacked decks, as the contracts
-prescribe, and checks separately that each recorded order is the one the options' stacked
-deck or the seed calls for. A log that ends early (a running match, a crashed worker)
-replays up to where it ends.
+records in seq order, in the format of ``docs/event-log.md``. The fold draws no shuffle: it
+starts the engine with the recorded orders as stacked decks, and the verification checks
+separately that each recorded order is the one the options' stacked deck or the seed calls
+for. A log that ends early (a running match, a crashed worker) folds up to where it ends; a
+bad one stops the fold at its first bad record, by one rule (``fold``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import enum
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple, NoReturn
 
 from .events import GENESIS_HASH, EventType, ForfeitReason, ResultReason, event_hash
 from .rules import Game, IllegalAction, State, get_game
@@ -112,27 +112,28 @@ class ReplayError(ValueError):
 
 
 def replay(events: Sequence[Sequence[Any]]) -> ReplayResult:
-    """Check the hash chain and fold the whole log; every problem found is a failure."""
-    failures = chain_failures(events)
-    fold = _Fold(events)
-    fold.run()
-    return fold.result(failures)
+    """Check the hash chain and fold the whole log (``fold``), checking every event on the
+    way: the verification. Every problem found is a failure; where the fold stops, so does
+    the check."""
+    check = _Verification(events)
+    check.run()
+    return check.result(chain_failures(events))
 
 
 def state_at(events: Sequence[Sequence[Any]], step: int) -> Position:
     """The position after the first ``step`` decisions (0: the start); ``ReplayError`` if the
-    log is broken before it, ``ValueError`` if the log holds fewer decisions."""
+    chain is broken or the fold stops before it, ``ValueError`` if the log holds fewer
+    decisions."""
     if type(step) is not int or step < 0:
         raise ValueError(f"step must be a non-negative integer, got {step!r}")
-    fold = _Fold(events, decision_limit=step)
-    fold.run()
-    failures = chain_failures(events) + fold.failures
+    failures = chain_failures(events)
     if failures:
         raise ReplayError(failures)
-    if fold.state is None or fold.decisions < step:
-        raise ValueError(f"the log holds {fold.decisions} decisions, fewer than step {step}")
-    observations = [fold.game.observation(fold.state, seat) for seat in (0, 1)]
-    return Position(step, fold.state, observations)
+    for position in decision_positions(events):
+        if position.step == step:
+            return position
+    decisions = sum(1 for event in events if event[1] == EventType.DECISION)
+    raise ValueError(f"the log holds {decisions} decisions, fewer than step {step}")
 
 
 def chain_failures(events: Sequence[Sequence[Any]]) -> list[ReplayFailure]:
@@ -154,165 +155,236 @@ def chain_failures(events: Sequence[Sequence[Any]]) -> list[ReplayFailure]:
     return failures
 
 
-class _Stop(Exception):
-    """A fatal failure: the fold cannot go on past it."""
+# The fold. ---------------------------------------------------------------------------------
+
+
+class Folded(NamedTuple):
+    """One record of a log, with the match around it (a tuple: one is made for every
+    record, at a fraction of a dataclass's cost)."""
+
+    seq: Any
+    kind: str
+    payload: Any
+    game: Game
+    #: The match once the record is taken: only a decision changes it.
+    state: State
+    #: The decisions applied up to this record, it included.
+    step: int
+
+
+def fold(records: Sequence[Sequence[Any]]) -> Iterator[Folded]:
+    """The one fold of a match log (``seq, type, payload, hash`` records, in order): each
+    record with the match around it. Verification (``replay``), the positions (``state_at``,
+    ``decision_positions``), what each viewer sees (``matches.redaction``) and the viewer's
+    chapters (``web.replays``) are projections of it. Lazy: a caller that needs the start of
+    a log folds that far. Hashes are not its business (``chain_failures``).
+
+    The engine starts from ``match_started``, with the recorded shuffle orders as stacked
+    decks (no shuffle is drawn), and applies each decision in turn. **The stop rule**: the
+    fold raises ``ReplayError`` naming the first record it cannot take, and why:
+
+    - a log that does not open with a ``match_started`` the engine can start (a known game,
+      a rules version it plays, options and shuffle orders it accepts);
+    - a decision that is malformed, by the seat not to play, or that the rules refuse;
+    - a shuffle recorded before the engine performs it, or an event after a shuffle the
+      engine performed but the log left out;
+    - an event of an unknown type, a second ``match_started``, anything after
+      ``match_finished``, anything but ``match_finished`` after a ``forfeit``.
+
+    A log that merely ends early (a running match, a crashed worker) folds to where it ends.
+    """
+    if not records:
+        return
+    game, state, started = _fold_start(records)
+    yield started
+    #: The forfeit or match_finished that ended the log, once one has.
+    step, shuffles, ended = 0, 0, None
+    for seq, kind, payload, _ in records[1:]:
+        if ended is not None:
+            _after_the_end(seq, kind, ended)
+        if kind == _DECISION:
+            # The hot path of every fold: nothing here that a legal decision does not need.
+            if shuffles != len(state.orders):
+                _shuffles_missing(seq, state, shuffles)
+            try:
+                seat = payload["seat"]
+                if seat != state.to_play or type(seat) is not int:
+                    _wrong_seat(seq, seat, state)
+                state = game.apply(state, payload["action"])
+            except IllegalAction as error:
+                _stop(seq, FailureKind.DECISION, f"seat {seat} made an illegal decision: {error}")
+            except (KeyError, TypeError, AttributeError, IndexError) as error:
+                _stop(seq, FailureKind.LOG, f"malformed decision payload: {error!r}")
+            step += 1
+        elif kind == _SHUFFLE:
+            shuffles += 1
+            if shuffles > len(state.orders):
+                message = f"shuffle {shuffles - 1} is recorded before the engine performs it"
+                _stop(seq, FailureKind.SHUFFLE, message)
+        elif kind in (_FORFEIT, _FINISHED):
+            if shuffles != len(state.orders):
+                _shuffles_missing(seq, state, shuffles)
+            ended = kind
+        elif kind == EventType.MATCH_STARTED:
+            _stop(seq, FailureKind.LOG, "a second match_started event")
+        else:
+            _stop(seq, FailureKind.LOG, f"unknown event type {kind!r}")
+        yield _folded(Folded, (seq, kind, payload, game, state, step))
+
+
+def decision_positions(records: Sequence[Sequence[Any]]) -> Iterator[Position]:
+    """The position at the start and after each decision of the log, with both seats'
+    observations (``fold``, lazily; ``ReplayError`` where it stops)."""
+    for folded in fold(records):
+        if folded.kind in (EventType.MATCH_STARTED, EventType.DECISION):
+            state = folded.state
+            yield Position(
+                folded.step, state, [folded.game.observation(state, seat) for seat in (0, 1)]
+            )
+
+
+#: ``Folded`` made without its Python-level ``__new__``: one per record, on every fold's hot path.
+_folded = tuple.__new__
+_DECISION, _SHUFFLE = EventType.DECISION.value, EventType.SHUFFLE.value
+_FORFEIT, _FINISHED = EventType.FORFEIT.value, EventType.MATCH_FINISHED.value
+
+
+def _after_the_end(seq: Any, kind: str, ended: str) -> None:
+    if ended == _FINISHED:
+        _stop(seq, FailureKind.LOG, "an event after match_finished")
+    if kind != _FINISHED:
+        _stop(seq, FailureKind.LOG, "an event other than match_finished after a forfeit")
+
+
+def _stop(seq: Any, kind: FailureKind, message: str) -> NoReturn:
+    raise ReplayError([ReplayFailure(seq, kind, message)])
 
 
 _MALFORMED = (KeyError, TypeError, AttributeError, IndexError, ValueError)
 
 
+def _fold_start(records: Sequence[Sequence[Any]]) -> tuple[Game, State, Folded]:
+    seq, kind, payload = records[0][0], records[0][1], records[0][2]
+    if kind != EventType.MATCH_STARTED:
+        _stop(seq, FailureKind.LOG, f"the log opens with {kind!r}, not match_started")
+    try:
+        game = get_game(payload["game"])
+        rules_version, seed, options = payload["rules_version"], payload["seed"], payload["options"]
+    except ValueError as error:
+        _stop(seq, FailureKind.LOG, f"the log's game cannot be replayed: {error}")
+    except _MALFORMED as error:
+        _stop(seq, FailureKind.LOG, f"malformed match_started payload: {error!r}")
+    if not game.replays(rules_version):
+        _stop(
+            seq,
+            FailureKind.RULES_VERSION,
+            f"the log was written under {game.id} rules version {rules_version!r}; this"
+            f" engine plays version {game.rules_version!r}, so the log is not replayed",
+        )
+    orders = []
+    for shuffle_seq, shuffle_kind, shuffle, *_ in records:
+        if shuffle_kind == EventType.SHUFFLE:
+            try:
+                orders.append(tuple(shuffle["order"]))
+            except _MALFORMED as error:
+                _stop(shuffle_seq, FailureKind.LOG, f"malformed shuffle payload: {error!r}")
+    try:
+        state = game.new_match(seed, {**options, "decks": orders})
+    except _MALFORMED as error:
+        _stop(seq, FailureKind.LOG, f"the engine cannot start this match: {error}")
+    return game, state, Folded(seq, kind, payload, game, state, 0)
+
+
+def _wrong_seat(seq: Any, seat: Any, state: State) -> NoReturn:
+    if state.to_play is None:
+        _stop(seq, FailureKind.DECISION, "a decision after the match was decided")
+    _stop(seq, FailureKind.DECISION, f"seat {seat!r} decided; seat {state.to_play} was to play")
+
+
+def _shuffles_missing(seq: Any, state: State, shuffles: int) -> NoReturn:
+    _stop(
+        seq,
+        FailureKind.SHUFFLE,
+        f"the engine has performed {len(state.orders)} shuffles; the log records"
+        f" {shuffles} before this event",
+    )
+
+
+# Verification: the fold, and what it checks on the way. ------------------------------------
+
+
+class _Stop(Exception):
+    """A fatal failure: the check cannot go on past it."""
+
+
 @dataclass(eq=False)
-class _Fold:
+class _Verification:
+    """``replay``'s projection of the fold: every shuffle's order against its seed or
+    stacked deck, every forfeit and the recorded result; the fold's stop as a failure."""
+
     events: Sequence[Sequence[Any]]
-    decision_limit: int | None = None
     failures: list[ReplayFailure] = field(default_factory=list)
-    game: Game | None = None
     state: State | None = None
     decisions: int = 0
-    shuffles: int = 0
     forfeit: Outcome | None = None
     finished: bool = False
 
     def run(self) -> None:
-        with contextlib.suppress(_Stop):
-            self._run()
-
-    def _run(self) -> None:
-        if not self.events:
-            return
-        seq, event_type, payload, _ = self.events[0]
+        last = None
         try:
-            self._start(seq, event_type, payload)
-        except _MALFORMED as error:
-            self._fail(seq, FailureKind.LOG, f"malformed {event_type} payload: {error!r}")
-        handlers = self._handlers()
-        limit = self.decision_limit
-        for seq, event_type, payload, _ in self.events[1:]:
-            if self.decisions == limit and event_type == EventType.DECISION:
-                return
-            handler = handlers.get(event_type)
-            if handler is None:
-                self._fail(seq, FailureKind.LOG, f"unknown event type {event_type!r}")
-            try:
-                handler(seq, payload)
-            except (KeyError, TypeError, AttributeError, IndexError) as error:
-                self._fail(seq, FailureKind.LOG, f"malformed {event_type} payload: {error!r}")
+            for last in fold(self.events):
+                # The hot path: a decision or a shuffle has nothing more to check here.
+                if last[1] != _DECISION and last[1] != _SHUFFLE:  # its kind
+                    self._check(last)
+        except ReplayError as error:
+            self.failures.extend(error.failures)
+        except _Stop:
+            pass
+        if last is not None:
+            self.state, self.decisions = last.state, last.step
 
-    def _handlers(self) -> dict[str, Any]:
-        return {
-            EventType.SHUFFLE: self._shuffle,
-            EventType.DECISION: self._decision,
-            EventType.FORFEIT: self._forfeit,
-            EventType.MATCH_FINISHED: self._finished,
-            EventType.MATCH_STARTED: self._misplaced_start,
-        }
+    def _check(self, record: Folded) -> None:
+        if record.kind == EventType.MATCH_STARTED:
+            self._check_shuffles(record)
+        elif record.kind == EventType.FORFEIT:
+            self._forfeit(record)
+        elif record.kind == EventType.MATCH_FINISHED:
+            self._finished(record)
 
     def _fail(self, seq: Any, kind: FailureKind, message: str, *, fatal: bool = True) -> None:
         self.failures.append(ReplayFailure(seq, kind, message))
         if fatal:
             raise _Stop
 
-    # The start: game, rules version, shuffles, first state.
-
-    def _start(self, seq: int, event_type: str, payload: Any) -> None:
-        if event_type != EventType.MATCH_STARTED:
-            self._fail(
-                seq, FailureKind.LOG, f"the log opens with {event_type!r}, not match_started"
-            )
-        try:
-            self.game = game = get_game(payload["game"])
-        except ValueError as error:
-            self._fail(seq, FailureKind.LOG, f"the log's game cannot be replayed: {error}")
-        rules_version, seed, options = payload["rules_version"], payload["seed"], payload["options"]
-        if not game.replays(rules_version):
-            self._fail(
-                seq,
-                FailureKind.RULES_VERSION,
-                f"the log was written under {game.id} rules version {rules_version!r}; this"
-                f" engine plays version {game.rules_version!r}, so the log is not replayed",
-            )
-        recorded = self._check_shuffles(seq, game, seed, options)
-        try:
-            self.state = game.new_match(seed, {**options, "decks": recorded})
-        except ValueError as error:
-            self._fail(seq, FailureKind.LOG, f"the engine cannot start this match: {error}")
-
-    def _check_shuffles(self, seq: int, game: Game, seed: Any, options: Any) -> list[Any]:
-        """Check each recorded order against the one expected; return them all, in k order."""
+    def _check_shuffles(self, start: Folded) -> None:
+        """Each recorded order against the one the stacked decks or the seed give."""
+        game, seed, options = start.game, start.payload["seed"], start.payload["options"]
         try:
             stacked = check_stacked_decks(options.get("decks", []), game.deck)
         except ValueError as error:
-            self._fail(seq, FailureKind.LOG, f"the options are not valid: {error}")
-        recorded = []
-        for shuffle_seq, event_type, payload, _ in self.events:
-            if event_type == EventType.SHUFFLE:
-                try:
-                    order = self._check_shuffle(
-                        shuffle_seq, payload, game, seed, stacked, len(recorded)
-                    )
-                except _MALFORMED as error:
-                    self._fail(
-                        shuffle_seq, FailureKind.LOG, f"malformed shuffle payload: {error!r}"
-                    )
-                recorded.append(order)
-        return recorded
+            self._fail(start.seq, FailureKind.LOG, f"the options are not valid: {error}")
+        k = 0
+        for seq, event_type, payload, *_ in self.events:
+            if event_type != EventType.SHUFFLE:
+                continue
+            if not isinstance(payload, dict) or "k" not in payload:
+                self._fail(seq, FailureKind.LOG, f"malformed shuffle payload: {payload!r}")
+            if payload["k"] != k:
+                message = f"shuffle k={payload['k']!r} where shuffle k={k} is due"
+                self._fail(seq, FailureKind.SHUFFLE, message, fatal=False)
+            expected = stacked[k] if k < len(stacked) else seeded_order(game.deck, seed, k)
+            if tuple(payload["order"]) != expected:
+                source = "the stacked deck of the options" if k < len(stacked) else "the seed"
+                message = f"the order of shuffle {k} is not the one {source} gives"
+                self._fail(seq, FailureKind.SHUFFLE, message, fatal=False)
+            k += 1
 
-    def _check_shuffle(
-        self, seq: int, payload: Any, game: Game, seed: int, stacked: tuple, k: int
-    ) -> tuple[str, ...]:
-        order = tuple(payload["order"])
-        if payload["k"] != k:
-            message = f"shuffle k={payload['k']!r} where shuffle k={k} is due"
-            self._fail(seq, FailureKind.SHUFFLE, message, fatal=False)
-        if order != (stacked[k] if k < len(stacked) else seeded_order(game.deck, seed, k)):
-            source = "the stacked deck of the options" if k < len(stacked) else "the seed"
-            self._fail(
-                seq,
-                FailureKind.SHUFFLE,
-                f"the order of shuffle {k} is not the one {source} gives",
-                fatal=False,
-            )
-        return order
-
-    # The events after the start.
-
-    def _shuffle(self, seq: int, payload: Any) -> None:
-        state = self._check_open(seq)
-        self.shuffles += 1
-        if self.shuffles > len(state.orders):
-            self._fail(
-                seq,
-                FailureKind.SHUFFLE,
-                f"shuffle {self.shuffles - 1} is recorded before the engine performs it",
-            )
-
-    def _decision(self, seq: int, payload: Any) -> None:
-        # The hot path of replay: the checks of _check_open and _check_shuffles_recorded
-        # are inlined, their messages are not.
-        state = self.state
-        if self.finished or self.forfeit is not None:
-            self._check_open(seq)
-        if self.shuffles != len(state.orders):
-            self._check_shuffles_recorded(seq, state)
-        seat, action = payload["seat"], payload["action"]
-        if seat != state.to_play or type(seat) is not int:
-            self._wrong_seat(seq, seat, state)
+    def _forfeit(self, record: Folded) -> None:
+        seq, state = record.seq, record.state
         try:
-            self.state = self.game.apply(state, action)
-        except IllegalAction as error:
-            self._fail(seq, FailureKind.DECISION, f"seat {seat} made an illegal decision: {error}")
-        self.decisions += 1
-
-    def _wrong_seat(self, seq: int, seat: Any, state: State) -> None:
-        if state.to_play is None:
-            self._fail(seq, FailureKind.DECISION, "a decision after the match was decided")
-        self._fail(
-            seq, FailureKind.DECISION, f"seat {seat!r} decided; seat {state.to_play} was to play"
-        )
-
-    def _forfeit(self, seq: int, payload: Any) -> None:
-        state = self._check_shuffles_recorded(seq, self._check_open(seq))
-        seat, reason = payload["seat"], payload["reason"]
+            seat, reason = record.payload["seat"], record.payload["reason"]
+        except _MALFORMED as error:
+            self._fail(seq, FailureKind.LOG, f"malformed forfeit payload: {error!r}")
         if type(seat) is not int or seat not in (0, 1):
             self._fail(seq, FailureKind.FORFEIT, f"seat {seat!r} forfeits; seats are 0 and 1")
         if reason not in _FORFEIT_REASONS:
@@ -321,43 +393,19 @@ class _Fold:
             self._fail(seq, FailureKind.FORFEIT, "a forfeit after the match was decided")
         self.forfeit = Outcome(1 - seat, state.scores, ResultReason.FORFEIT)
 
-    def _finished(self, seq: int, payload: Any) -> None:
-        if self.finished:
-            self._fail(seq, FailureKind.LOG, "a second match_finished event")
-        state = self._check_shuffles_recorded(seq, self.state)
+    def _finished(self, record: Folded) -> None:
         self.finished = True
-        expected = self.forfeit or _played_outcome(state)
+        expected = self.forfeit or _played_outcome(record.state)
         if expected is None:
-            self._fail(seq, FailureKind.RESULT, "match_finished while the match is still in play")
-        if payload != expected.as_payload():
+            message = "match_finished while the match is still in play"
+            self._fail(record.seq, FailureKind.RESULT, message)
+        if record.payload != expected.as_payload():
             self._fail(
-                seq,
+                record.seq,
                 FailureKind.RESULT,
-                f"the log records {payload!r}; replay gives {expected.as_payload()!r}",
+                f"the log records {record.payload!r}; replay gives {expected.as_payload()!r}",
                 fatal=False,
             )
-
-    def _misplaced_start(self, seq: int, payload: Any) -> None:
-        self._fail(seq, FailureKind.LOG, "a second match_started event")
-
-    def _check_open(self, seq: int) -> State:
-        """The current state, if the log may still go on with play."""
-        if self.finished:
-            self._fail(seq, FailureKind.LOG, "an event after match_finished")
-        if self.forfeit is not None:
-            self._fail(seq, FailureKind.LOG, "an event other than match_finished after a forfeit")
-        return self.state
-
-    def _check_shuffles_recorded(self, seq: int, state: State) -> State:
-        """``state``, if every shuffle the engine has performed is recorded before ``seq``."""
-        if self.shuffles != len(state.orders):
-            self._fail(
-                seq,
-                FailureKind.SHUFFLE,
-                f"the engine has performed {len(state.orders)} shuffles; the log records"
-                f" {self.shuffles} before this event",
-            )
-        return state
 
     def result(self, chain: list[ReplayFailure]) -> ReplayResult:
         state = self.state

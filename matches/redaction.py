@@ -27,8 +27,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from games.events import EventType
-from games.replay import FailureKind, Position, ReplayError, ReplayFailure, chain_failures
-from games.rules import Game, IllegalAction, State, get_game
+from games.replay import (
+    Folded,
+    Position,
+    ReplayError,
+    chain_failures,
+    decision_positions,
+    fold,
+)
+from games.rules import Game, State
 from games.rules.cards import is_card
 
 #: How a forfeit's detail introduced the bot's stderr before stderr left the log.
@@ -81,7 +88,7 @@ def _open_event(record: Sequence[Any], lens: Lens) -> dict[str, Any]:
 
 
 def _sealed_events(records: Sequence[Sequence[Any]], lens: Lens) -> Iterator[dict[str, Any]]:
-    fold = _ViewFold.start(records, lens.seat)
+    faces = _FaceUp(records, lens.seat)
     for record in records:
         seq, kind, payload, hash = record[:4]
         if kind == EventType.MATCH_STARTED:
@@ -89,9 +96,9 @@ def _sealed_events(records: Sequence[Sequence[Any]], lens: Lens) -> Iterator[dic
         elif kind == EventType.SHUFFLE:
             yield _withheld(seq, kind, {"k": payload.get("k"), "order": None}, "the card order")
         elif kind == EventType.DECISION:
-            yield _sealed_decision(record, lens, fold)
+            yield _sealed_decision(record, lens, faces.after(seq))
         elif kind == EventType.FORFEIT:
-            yield _sealed_forfeit(record, lens, fold)
+            yield _sealed_forfeit(record, lens, faces.after(seq))
         else:
             yield {"seq": seq, "type": kind, "payload": payload, "hash": hash}
 
@@ -113,9 +120,8 @@ def _player_sealed(player: Any) -> Any:
     return player
 
 
-def _sealed_decision(record: Sequence[Any], lens: Lens, fold: _ViewFold) -> dict[str, Any]:
+def _sealed_decision(record: Sequence[Any], lens: Lens, face_up: set[str]) -> dict[str, Any]:
     seq, kind, payload, hash = record[:4]
-    face_up = fold.apply(payload)
     if lens.moves_withheld:
         return _withheld(seq, kind, {"seat": payload.get("seat"), "action": None}, "the move")
     if payload.get("seat") == lens.seat or cards_in(payload.get("action")) <= face_up:
@@ -123,11 +129,11 @@ def _sealed_decision(record: Sequence[Any], lens: Lens, fold: _ViewFold) -> dict
     return _withheld(seq, kind, {**payload, "action": None}, "a face-down card")
 
 
-def _sealed_forfeit(record: Sequence[Any], lens: Lens, fold: _ViewFold) -> dict[str, Any]:
+def _sealed_forfeit(record: Sequence[Any], lens: Lens, face_up: set[str]) -> dict[str, Any]:
     event = _open_event(record, lens)
     detail = event["payload"].get("detail") or ""
     named = set(_CARD_TOKEN.findall(detail))
-    if lens.moves_withheld or not named <= fold.face_up_now():
+    if lens.moves_withheld or not named <= face_up:
         payload = {**event["payload"], "detail": None}
         return _withheld(event["seq"], event["type"], payload, "cards still face down")
     return event
@@ -172,52 +178,43 @@ def face_up_cards(view: dict[str, Any], *, with_summaries: bool) -> set[str]:
     )
 
 
-@dataclass(eq=False)
-class _ViewFold:
-    """The match folded decision by decision, tracking the cards a viewer has seen face up
-    in the current deal (a card played earlier in the deal stays seen once it is gathered)."""
+class _FaceUp:
+    """The cards a viewer has seen face up in the current deal, record by record of the
+    log's fold (``games.replay.fold``); a card played earlier in the deal stays seen once it
+    is gathered. Where the fold stops (a bad log), nothing more is face up."""
 
-    game: Game | None
-    state: State | None
-    seat: int | None
-    seen: set[str]
+    def __init__(self, records: Sequence[Sequence[Any]], seat: int | None) -> None:
+        self._folded = fold(records)
+        self._seat = seat
+        self._seen: set[str] = set()
+        self._deals = 0
+        self._shown: set[str] = set()
 
-    @classmethod
-    def start(cls, records: Sequence[Sequence[Any]], seat: int | None) -> _ViewFold:
-        if not records or records[0][1] != EventType.MATCH_STARTED:
-            return cls(None, None, seat, set())
-        start = records[0][2]
-        orders = [p["order"] for _, kind, p, *_ in records if kind == EventType.SHUFFLE]
+    def after(self, seq: Any) -> set[str]:
+        """The cards face up for the viewer once the record ``seq`` is taken."""
         try:
-            game = get_game(start["game"])
-            state = game.new_match(start["seed"], {**start["options"], "decks": orders})
-        except (KeyError, TypeError, ValueError):
-            return cls(None, None, seat, set())
-        fold = cls(game, state, seat, set())
-        fold.seen = face_up_cards(seat_view(game, state, seat), with_summaries=False)
-        return fold
+            for folded in self._folded:
+                self._take(folded)
+                if folded.seq == seq:
+                    return set(self._shown)
+        except ReplayError:
+            self._folded = iter(())
+        self._seen, self._shown = set(), set()
+        return set()
 
-    def apply(self, payload: Any) -> set[str]:
-        """Apply one decision; the cards face up for the viewer once it is made."""
-        if self.state is None:
-            return set()
-        deals = len(self.state.orders)
-        try:
-            self.state = self.game.apply(self.state, payload["action"])
-        except (IllegalAction, KeyError, TypeError):
-            self.state = None  # the log stops replaying here: nothing more is face up
-            return set()
-        view = seat_view(self.game, self.state, self.seat)
-        if len(self.state.orders) > deals:
+    def _take(self, folded: Folded) -> None:
+        if folded.kind not in (EventType.MATCH_STARTED, EventType.DECISION):
+            self._shown = set(self._seen)
+            return
+        view = seat_view(folded.game, folded.state, self._seat)
+        if folded.kind == EventType.DECISION and len(folded.state.orders) > self._deals:
             # A new deal: the one just ended is summarised under last_*, the rest is new.
-            shown = self.seen | face_up_cards(view, with_summaries=True)
-            self.seen = face_up_cards(view, with_summaries=False)
-            return shown
-        self.seen |= face_up_cards(view, with_summaries=False)
-        return set(self.seen)
-
-    def face_up_now(self) -> set[str]:
-        return set(self.seen)
+            self._shown = self._seen | face_up_cards(view, with_summaries=True)
+            self._seen = face_up_cards(view, with_summaries=False)
+        else:
+            self._seen |= face_up_cards(view, with_summaries=False)
+            self._shown = set(self._seen)
+        self._deals = len(folded.state.orders)
 
 
 def visible_steps(records: Sequence[Sequence[Any]], lens: Lens) -> Iterator[dict[str, Any]]:
@@ -237,7 +234,7 @@ def visible_steps(records: Sequence[Sequence[Any]], lens: Lens) -> Iterator[dict
         if event["type"] == EventType.DECISION
     )
     last_decision = None
-    for step, position in enumerate(positions(records)):
+    for step, position in enumerate(decision_positions(records)):
         if step:
             last_decision = next(decisions)
         state = position.state
@@ -251,27 +248,6 @@ def visible_steps(records: Sequence[Sequence[Any]], lens: Lens) -> Iterator[dict
             "public": position.public,
             "observations": visible_observations(position, lens) or None,
         }
-
-
-def positions(records: Sequence[Sequence[Any]]) -> Iterator[Position]:
-    """The position at the start and after each decision of the log, folded lazily."""
-    seq, _, start, *_ = records[0]
-    game = get_game(start["game"])
-    if not game.replays(start["rules_version"]):
-        message = f"the log was written under {game.id} rules version {start['rules_version']!r}"
-        raise ReplayError([ReplayFailure(seq, FailureKind.RULES_VERSION, message)])
-    orders = [p["order"] for _, kind, p, *_ in records if kind == EventType.SHUFFLE]
-    state = game.new_match(start["seed"], {**start["options"], "decks": orders})
-    decisions = [(r[0], r[2]["action"]) for r in records if r[1] == EventType.DECISION]
-    for step in range(len(decisions) + 1):
-        yield Position(step, state, [game.observation(state, seat) for seat in (0, 1)])
-        if step < len(decisions):
-            seq, action = decisions[step]
-            try:
-                state = game.apply(state, action)
-            except IllegalAction as error:
-                failure = ReplayFailure(seq, FailureKind.DECISION, f"an illegal decision: {error}")
-                raise ReplayError([failure]) from None
 
 
 def visible_observations(position: Position, lens: Lens) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """The chapters of a match for the replay viewer: where each deal and trick starts, the score.
 
-Folds the stored log through the rules engine once, the way the contracts prescribe (the
-recorded shuffle orders as stacked decks, then the decisions in order). Everything it
+A projection of the log's one fold (``games.replay.fold``: the recorded shuffle orders as
+stacked decks, then the decisions in order). Everything it
 returns is public while the match runs: step numbers, trick counts, match points, and the
 points of each finished part of a game that scores by parts (``Game.score_parts``: Rounds'
 stages), which count cards both seats saw taken.
@@ -13,7 +13,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from games.events import EventType
-from games.rules import Game, IllegalAction, State, get_game
+from games.replay import ReplayError, fold
+from games.rules import Game, State
 
 #: The shape of a ``Timeline``: a finished match's is kept (``web.views``) under a key that
 #: names it, so a timeline kept before a change of shape is folded again.
@@ -61,35 +62,24 @@ class Timeline:
 
 
 def match_timeline(records: list[tuple]) -> Timeline:
-    """The chapters of a log of ``(seq, type, payload, hash)`` records, as far as it replays."""
+    """The chapters of a log of ``(seq, type, payload, hash)`` records, as far as its fold
+    goes (``games.replay.fold``: a bad log stops it, and the viewer shows it up to there)."""
     timeline = Timeline()
-    if not records or records[0][1] != EventType.MATCH_STARTED:
-        return timeline
-    start = records[0][2]
     try:
-        game = get_game(start["game"])
-        orders = [p["order"] for _, kind, p, _ in records if kind == EventType.SHUFFLE]
-        state = game.new_match(start["seed"], {**start["options"], "decks": orders})
-    except (ValueError, KeyError, TypeError):
-        return timeline
-    decisions = [p for _, kind, p, _ in records if kind == EventType.DECISION]
-    _fold(timeline, game, state, decisions)
+        for folded in fold(records):
+            if folded.kind in (EventType.MATCH_STARTED, EventType.DECISION):
+                _mark(timeline, folded.game, folded.state, folded.step)
+    except ReplayError:
+        pass
     return timeline
 
 
-def _fold(timeline: Timeline, game: Game, state: State, decisions: list[dict]) -> None:
+def _mark(timeline: Timeline, game: Game, state: State, step: int) -> None:
     timeline.score_part = game.score_part
-    for step in range(len(decisions) + 1):
-        timeline.steps = step
-        timeline.scores.append(state.scores)
-        _mark_chapters(timeline, game, state, step)
-        _mark_score_parts(timeline, game, state, step)
-        if step == len(decisions):
-            return
-        try:
-            state = game.apply(state, decisions[step]["action"])
-        except (IllegalAction, KeyError, TypeError):
-            return  # the log stops replaying here; the viewer shows it up to this step
+    timeline.steps = step
+    timeline.scores.append(state.scores)
+    _mark_chapters(timeline, game, state, step)
+    _mark_score_parts(timeline, game, state, step)
 
 
 def _mark_score_parts(timeline: Timeline, game: Game, state: State, step: int) -> None:

@@ -124,9 +124,11 @@ def test_stepping_through_a_whole_match_folds_its_log_once(api, match, monkeypat
 
     selectors._steps_kept.clear()
     folds = []
-    real_positions = redaction.positions
+    real_positions = redaction.decision_positions
     monkeypatch.setattr(
-        redaction, "positions", lambda records: folds.append(1) or real_positions(records)
+        redaction,
+        "decision_positions",
+        lambda records: folds.append(1) or real_positions(records),
     )
     steps = api.get(f"/api/matches/{match.pk}/state/").json()["steps"]
 
