@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 
 from .models import Bot, BotVersion
 from .runtimes import RUNTIMES
@@ -19,6 +19,23 @@ def bot_list(*, game: str | None = None, owner: str | None = None) -> QuerySet[B
     if owner is not None:
         bots = bots.filter(owner__username=owner)
     return bots
+
+
+def current_versions(
+    *, game_id: str | None = None, on_ladder: bool | None = None, bot_id: int | None = None
+) -> QuerySet[BotVersion]:
+    """The current version of each bot: its latest ready one (the one that plays on the
+    ladder and that a challenge or a head-to-head names by default); of one game, of the
+    bots on or off the ladder, or of one bot. The one statement of "current"."""
+    ready = BotVersion.objects.filter(status=BotVersion.Status.READY)
+    if game_id is not None:
+        ready = ready.filter(bot__game=game_id)
+    if on_ladder is not None:
+        ready = ready.filter(bot__on_ladder=on_ladder)
+    if bot_id is not None:
+        ready = ready.filter(bot_id=bot_id)
+    latest = BotVersion.objects.filter(bot=OuterRef("bot"), status=BotVersion.Status.READY)
+    return ready.filter(number=Subquery(latest.order_by("-number").values("number")[:1]))
 
 
 def bot_versions(*, bot: Bot) -> QuerySet[BotVersion]:

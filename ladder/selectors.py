@@ -11,10 +11,12 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, Max, QuerySet
 
 from bots.models import BotVersion
+from bots.selectors import current_versions
 from matches.models import Match
+from tournaments.duplicate import SideOutcome
 from tournaments.formats import VERSION_TEST_BATCH_SETS, Format, format_spec
 from tournaments.models import (
     DuplicateSet,
@@ -27,6 +29,7 @@ from tournaments.models import (
 from tournaments.queue import QueueSnapshot, matches_of_tournament
 from tournaments.ratings.maths import CONSERVATIVE_SIGMAS, PRIOR
 from tournaments.ratings.selectors import rating_skills
+from tournaments.selectors import SideSet, sets_from_side
 from tournaments.sprt import ELO_LIMIT, elo_interval, score_interval, set_score, sprt_state
 
 from .matchmaking import LadderVersion
@@ -38,11 +41,7 @@ RANGE_SIGMAS = CONSERVATIVE_SIGMAS
 
 def ladder_versions(*, game_id: str) -> list[BotVersion]:
     """The latest ready version of every bot of the game that is on the ladder."""
-    ready = BotVersion.objects.filter(
-        bot__game=game_id, bot__on_ladder=True, status=BotVersion.Status.READY
-    )
-    latest = ready.filter(bot=OuterRef("bot")).order_by("-number").values("number")[:1]
-    versions = ready.filter(number=Subquery(latest)).select_related("bot__owner")
+    versions = current_versions(game_id=game_id, on_ladder=True).select_related("bot__owner")
     return list(versions.order_by("bot_id"))
 
 
@@ -281,37 +280,27 @@ def _challenger(tournament: Tournament) -> Entrant:
     return Entrant.objects.filter(tournament=tournament).order_by("position").first()
 
 
-#: A set's outcome, read from the challenger's side when it is the pairing's second.
-_FLIPPED = {"first": "second", "second": "first", "drawn": "drawn"}
-#: A set's outcome from the challenger's side, as the API and the pages say it.
-_RESULT = {"first": "won", "drawn": "drawn", "second": "lost"}
+def _tally(sets: list[SideSet]) -> dict[str, int]:
+    """Finished sets from one side: sets won, drawn and lost, match points for and against
+    (``SetTally``'s fields)."""
+    outcomes = Counter(side_set.side.outcome for side_set in sets)
+    return {
+        "wins": outcomes[SideOutcome.WON],
+        "draws": outcomes[SideOutcome.DRAWN],
+        "losses": outcomes[SideOutcome.LOST],
+        "points": sum(side_set.side.points for side_set in sets),
+        "opponent_points": sum(side_set.side.opponent_points for side_set in sets),
+    }
 
 
 def head_to_head(*, tournament: Tournament) -> HeadToHead:
     challenger = _challenger(tournament)
-    finished = DuplicateSet.objects.filter(
-        pairing__tournament=tournament, status=DuplicateSet.Status.FINISHED
-    ).values_list("pairing__first_id", "outcome", "first_points", "second_points")
-    outcomes: Counter[str] = Counter()
-    points = opponent_points = 0
-    for first_id, outcome, first_points, second_points in finished:
-        if challenger is not None and first_id != challenger.pk:
-            outcome, first_points, second_points = _FLIPPED[outcome], second_points, first_points
-        outcomes[outcome] += 1
-        points += first_points
-        opponent_points += second_points
+    sets = [] if challenger is None else sets_from_side(entrant=challenger)
     if format_spec(tournament.format).tests_versions:
         planned = tournament.version_test.max_sets  # at most
     else:
         planned = tournament.sets_per_pair
-    return HeadToHead(
-        wins=outcomes["first"],
-        draws=outcomes["drawn"],
-        losses=outcomes["second"],
-        points=points,
-        opponent_points=opponent_points,
-        sets_planned=planned,
-    )
+    return HeadToHead(**_tally(sets), sets_planned=planned)
 
 
 #: The matches a version's head-to-head row links to, newest first.
@@ -332,51 +321,24 @@ class OpponentRecord(SetTally):
 
 
 def latest_ready_version(*, bot_id: int) -> BotVersion | None:
-    return (
-        BotVersion.objects.filter(bot_id=bot_id, status=BotVersion.Status.READY)
-        .select_related("bot")
-        .order_by("-number")
-        .first()
-    )
+    return current_versions(bot_id=bot_id).select_related("bot").first()
 
 
 def version_head_to_head(*, version: BotVersion) -> list[OpponentRecord]:
     """One row per opponent version ``version`` has finished a duplicate set against, in any
     tournament, read from its side whichever seat of each pairing it held; the opponent met
     last first."""
-    sets = (
-        DuplicateSet.objects.filter(status=DuplicateSet.Status.FINISHED)
-        .filter(
-            Q(pairing__first__version=version, pairing__second__isnull=False)
-            | Q(pairing__second__version=version)
-        )
-        .select_related(
-            "pairing__first__version__bot__owner", "pairing__second__version__bot__owner"
-        )
-    )
-    tallies: dict[int, dict[str, Any]] = {}
-    set_opponent: dict[int, int] = {}
-    for duplicate_set in sets:
-        pairing = duplicate_set.pairing
-        first_side = pairing.first.version_id == version.pk
-        opponent = (pairing.second if first_side else pairing.first).version
-        outcome = duplicate_set.outcome if first_side else _FLIPPED[duplicate_set.outcome]
-        wins = (duplicate_set.first_wins, duplicate_set.second_wins)
-        points = (duplicate_set.first_points, duplicate_set.second_points)
-        if not first_side:
-            wins, points = wins[::-1], points[::-1]
-        tally = tallies.setdefault(opponent.pk, {"opponent": opponent, "outcomes": Counter()})
-        tally["outcomes"][outcome] += 1
-        for key, value in zip(("won", "lost", "for", "against"), (*wins, *points), strict=True):
-            tally[key] = tally.get(key, 0) + value
-        if duplicate_set.finished_at and (
-            tally.get("last") is None or duplicate_set.finished_at > tally["last"]
-        ):
-            tally["last"] = duplicate_set.finished_at
-        set_opponent[duplicate_set.pk] = opponent.pk
+    by_opponent: dict[int, list[SideSet]] = {}
+    for side_set in sets_from_side(version=version):
+        by_opponent.setdefault(side_set.opponent.pk, []).append(side_set)
+    set_opponent = {
+        side_set.duplicate_set.pk: opponent
+        for opponent, sets in by_opponent.items()
+        for side_set in sets
+    }
     links = (
         TournamentMatch.objects.filter(
-            current(), duplicate_set__in=sets.values("pk"), match__status=Match.Status.FINISHED
+            current(), duplicate_set__in=list(set_opponent), match__status=Match.Status.FINISHED
         )
         .order_by("-match__finished_at", "-match_id")
         .values_list("duplicate_set_id", "match_id")
@@ -387,23 +349,23 @@ def version_head_to_head(*, version: BotVersion) -> list[OpponentRecord]:
         if len(found) < HEAD_TO_HEAD_MATCHES:
             found.append(match_id)
     records = [
-        OpponentRecord(
-            wins=tally["outcomes"]["first"],
-            draws=tally["outcomes"]["drawn"],
-            losses=tally["outcomes"]["second"],
-            points=tally["for"],
-            opponent_points=tally["against"],
-            opponent=tally["opponent"],
-            matches_won=tally["won"],
-            matches_lost=tally["lost"],
-            last_met=tally.get("last"),
-            match_ids=matches.get(opponent_id, []),
-        )
-        for opponent_id, tally in tallies.items()
+        _opponent_record(sets, matches.get(opponent, [])) for opponent, sets in by_opponent.items()
     ]
     records.sort(key=lambda r: r.opponent.pk)
     records.sort(key=lambda r: r.last_met.timestamp() if r.last_met else 0.0, reverse=True)
     return records
+
+
+def _opponent_record(sets: list[SideSet], match_ids: list[int]) -> OpponentRecord:
+    finished = [s.duplicate_set.finished_at for s in sets if s.duplicate_set.finished_at]
+    return OpponentRecord(
+        **_tally(sets),
+        opponent=sets[0].opponent,
+        matches_won=sum(s.side.matches_won for s in sets),
+        matches_lost=sum(s.side.matches_lost for s in sets),
+        last_met=max(finished, default=None),
+        match_ids=match_ids,
+    )
 
 
 class SetStatus(enum.StrEnum):
@@ -435,13 +397,8 @@ class AuthorSet:
 def author_sets(*, tournament: Tournament) -> list[AuthorSet]:
     """Every set of the challenge or test in order, from the challenger's side."""
     challenger = _challenger(tournament)
-    sets = (
-        DuplicateSet.objects.filter(pairing__tournament=tournament)
-        .select_related(
-            "pairing__first__version__bot__owner", "pairing__second__version__bot__owner"
-        )
-        .order_by("number", "pairing__table")
-    )
+    if challenger is None:
+        return []
     matches: dict[int, list[int]] = {}
     # A match dropped unplayed when the tournament stopped is no match to link to.
     links = (
@@ -452,38 +409,29 @@ def author_sets(*, tournament: Tournament) -> list[AuthorSet]:
     for set_id, match_id in links.values_list("duplicate_set_id", "match_id"):
         matches.setdefault(set_id, []).append(match_id)
     stopped = tournament.status != Tournament.Status.RUNNING
-    return [_author_set(s, challenger, stopped, tournament, matches.get(s.pk, [])) for s in sets]
+    return [
+        _author_set(s, stopped, tournament, matches.get(s.duplicate_set.pk, []))
+        for s in sets_from_side(entrant=challenger, finished=False)
+    ]
 
 
 def _author_set(
-    duplicate_set: DuplicateSet,
-    challenger: Entrant | None,
-    stopped: bool,
-    tournament: Tournament,
-    match_ids: list[int],
+    side_set: SideSet, stopped: bool, tournament: Tournament, match_ids: list[int]
 ) -> AuthorSet:
-    pairing = duplicate_set.pairing
-    first_side = challenger is None or pairing.first_id == challenger.pk
-    opponent = pairing.second if first_side else pairing.first
-    finished = duplicate_set.status == DuplicateSet.Status.FINISHED
-    if finished:
+    side = side_set.side
+    if side is not None:
         status = SetStatus.FINISHED
     else:
         status = SetStatus.NOT_PLAYED if stopped else SetStatus.PLAYING
-    outcome = duplicate_set.outcome if first_side else _FLIPPED.get(duplicate_set.outcome, "")
-    wins = (duplicate_set.first_wins, duplicate_set.second_wins)
-    points = (duplicate_set.first_points, duplicate_set.second_points)
-    if not first_side:
-        wins, points = wins[::-1], points[::-1]
     return AuthorSet(
-        number=duplicate_set.number,
-        opponent=opponent.version,
+        number=side_set.duplicate_set.number,
+        opponent=side_set.opponent,
         status=status,
-        result=_RESULT.get(outcome, "") if finished else "",
-        matches_won=wins[0],
-        matches_lost=wins[1],
-        points=points[0],
-        opponent_points=points[1],
+        result="" if side is None else side.outcome.value,
+        matches_won=0 if side is None else side.matches_won,
+        matches_lost=0 if side is None else side.matches_lost,
+        points=0 if side is None else side.points,
+        opponent_points=0 if side is None else side.opponent_points,
         reason=_not_played_reason(tournament) if status is SetStatus.NOT_PLAYED else "",
         match_ids=match_ids,
     )

@@ -80,6 +80,36 @@ class SetResult:
         }[self.outcome]
 
 
+class SideOutcome(enum.StrEnum):
+    """A set's outcome for one of its two entrants, as the API and the pages say it."""
+
+    WON = "won"
+    DRAWN = "drawn"
+    LOST = "lost"
+
+
+@dataclass(frozen=True)
+class SetSide:
+    """A set's result seen from one entrant's side."""
+
+    outcome: SideOutcome
+    matches_won: int
+    matches_lost: int
+    points: int
+    opponent_points: int
+
+
+def set_side(result: SetResult, *, first: bool) -> SetSide:
+    """``result`` from the side of its first entrant (``first``) or its second."""
+    won = {SetOutcome.FIRST: first, SetOutcome.SECOND: not first}.get(result.outcome)
+    outcome = {True: SideOutcome.WON, False: SideOutcome.LOST, None: SideOutcome.DRAWN}[won]
+    wins = (result.first_wins, result.second_wins)
+    points = (result.first_points, result.second_points)
+    if not first:
+        wins, points = wins[::-1], points[::-1]
+    return SetSide(outcome, wins[0], wins[1], points[0], points[1])
+
+
 def set_result(matches: Iterable[SetMatch]) -> SetResult:
     first_wins = second_wins = first_points = second_points = 0
     for match in matches:

@@ -18,7 +18,7 @@ from matches.models import Match
 from matches.selectors import match_outcomes_from_logs
 
 from .brackets import BracketProgress, LoserOf, Seed, Source, bracket_progress
-from .duplicate import SetMatch, SetResult, set_result
+from .duplicate import SetMatch, SetResult, SetSide, set_result, set_side
 from .formats import FORMATS, format_spec
 from .models import (
     DuplicateSet,
@@ -32,6 +32,72 @@ from .standings import PairedSet, StandingRow, TieBreak, standings
 
 #: Ids per ``IN (...)`` query, well under every database's limit on parameters.
 _CHUNK = 500
+
+
+@dataclass(frozen=True)
+class SideSet:
+    """A duplicate set seen from one version's side: the read model of results that the
+    head-to-head tables, an author's sets, a version test's progress and the ladder read."""
+
+    duplicate_set: DuplicateSet
+    version: BotVersion
+    opponent: BotVersion
+    #: Its result from the version's side; None until it is finished.
+    side: SetSide | None
+
+    @property
+    def finished(self) -> bool:
+        return self.side is not None
+
+
+def sets_from_side(
+    *,
+    entrant: Entrant | None = None,
+    version: BotVersion | None = None,
+    tournament: Tournament | None = None,
+    finished: bool = True,
+) -> list[SideSet]:
+    """The duplicate sets of ``entrant`` (in its tournament), or of ``version`` (in any
+    tournament, or in ``tournament``), each from its side, in set order; only the finished
+    ones unless ``finished`` is False. A version in both seats of a pairing (against
+    itself) is read from the pairing's first side. Two queries, whatever the number."""
+    if (entrant is None) == (version is None):
+        raise ValueError("sets are read from the side of an entrant or of a version")
+    if entrant is not None:
+        on_side = Q(pairing__first=entrant) | Q(pairing__second=entrant)
+    else:
+        on_side = Q(pairing__first__version=version, pairing__second__isnull=False) | Q(
+            pairing__second__version=version
+        )
+    sets = DuplicateSet.objects.filter(on_side).select_related(
+        "pairing__first__version__bot__owner", "pairing__second__version__bot__owner"
+    )
+    if tournament is not None:
+        sets = sets.filter(pairing__tournament=tournament)
+    if finished:
+        sets = sets.filter(status=DuplicateSet.Status.FINISHED)
+    return [_side_set(s, entrant, version) for s in sets.order_by("number", "pairing__table")]
+
+
+def _side_set(
+    duplicate_set: DuplicateSet, entrant: Entrant | None, version: BotVersion | None
+) -> SideSet:
+    pairing = duplicate_set.pairing
+    if entrant is not None:
+        first = pairing.first_id == entrant.pk
+    else:
+        first = pairing.first.version_id == version.pk
+    mine, theirs = (pairing.first, pairing.second) if first else (pairing.second, pairing.first)
+    side = None
+    if duplicate_set.status == DuplicateSet.Status.FINISHED:
+        result = SetResult(
+            duplicate_set.first_wins,
+            duplicate_set.second_wins,
+            duplicate_set.first_points,
+            duplicate_set.second_points,
+        )
+        side = set_side(result, first=first)
+    return SideSet(duplicate_set, mine.version, theirs.version, side)
 
 
 def tournament_list(*, kind: str | None = None) -> QuerySet[Tournament]:
