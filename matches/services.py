@@ -28,6 +28,7 @@ from django.db.models import Exists, QuerySet
 from django.utils import timezone
 
 from bots.models import BotVersion
+from bots.text import storable_text
 from games.events import (
     GENESIS_HASH,
     EventConflict,
@@ -225,11 +226,51 @@ def _result_fields(result: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def seat_stderr_store(*, match: Match, stderr: Sequence[str]) -> None:
-    """Keep what each seat's bot wrote to stderr (``stderr[seat]``), for its owner and staff."""
-    seats = match.seats.order_by("seat")
-    SeatStderr.objects.bulk_create(
-        SeatStderr(seat=seat, text=stderr[seat.seat]) for seat in seats if stderr[seat.seat]
-    )
+    """Keep what each seat's bot wrote to stderr (``stderr[seat]``), for its owner and staff.
+
+    The text is the bot's: stored as ``bots.text.storable_text`` makes it (a NUL as ``\\x00``,
+    a lone surrogate as ``\\udc80``), which every database takes. Never raises: it is called
+    once the match's result is committed, and its caller goes on to settle the set. If the
+    two seats cannot be stored together, each is stored on its own, so that one seat's
+    failure never loses the other's; a seat that still cannot be stored gets a note saying
+    so in its place. Every failure is logged.
+    """
+    try:
+        texts = {
+            seat: storable_text(stderr[seat.seat])
+            for seat in match.seats.order_by("seat")
+            if stderr[seat.seat]
+        }
+    except Exception:
+        logger.exception("match %s: no stderr stored, its seats could not be read", match.pk)
+        return
+    if not texts:
+        return
+    try:
+        with transaction.atomic():
+            SeatStderr.objects.bulk_create(
+                SeatStderr(seat=seat, text=text) for seat, text in texts.items()
+            )
+        return
+    except Exception:
+        logger.exception("match %s: its seats' stderr could not be stored together", match.pk)
+    for seat, text in texts.items():
+        try:
+            _seat_stderr_create(seat, text)
+        except Exception as error:
+            logger.exception("match %s: the stderr of seat %s not stored", match.pk, seat.seat)
+            note = f"[{len(text)} characters of stderr could not be stored: {type(error).__name__}]"
+            try:
+                _seat_stderr_create(seat, note)
+            except Exception:
+                logger.exception("match %s: no note stored for seat %s", match.pk, seat.seat)
+
+
+def _seat_stderr_create(seat: MatchSeat, text: str) -> None:
+    """One seat's stderr, unless it has one already (stored by an earlier call)."""
+    with transaction.atomic():
+        if not SeatStderr.objects.filter(seat=seat).exists():
+            SeatStderr.objects.create(seat=seat, text=text)
 
 
 def match_started_payload(*, match: Match, players: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

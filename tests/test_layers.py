@@ -324,6 +324,7 @@ BOTS_CORE = [
     "bots/runtimes.py",
     "bots/builds.py",
     "bots/bot_code.py",
+    "bots/text.py",
 ]
 BOTS_CORE_PACKAGES = ["bots/sandbox/"]
 #: What the core may import of the project besides itself: the rules, the event log and the

@@ -13,6 +13,7 @@ from games.rules import get_game
 
 from ..models import Bot, BotVersion
 from ..runner import BUILTIN_DIR
+from ..text import storable_text
 
 #: Built-in bots of every game, by bot name: the strategy each runs.
 BUILTIN_STRATEGIES: dict[str, str] = {"random": "random", "heuristic": "{game}_heuristic"}
@@ -111,7 +112,8 @@ def version_watch_mark(*, version_id: int, ladder_match: int, match_id: int, wha
     if not 1 <= ladder_match <= watched:
         return False
     where = f"ladder match {ladder_match} of {watched} watched (match {match_id})"
-    note = f"forfeited its {where}: {what}"
+    # ``what`` quotes the forfeit's detail, which quotes the bot's reply (escaped there).
+    note = storable_text(f"forfeited its {where}: {what}")
     # Conditional update: two of its matches ending at once on two workers mark it once.
     marked = BotVersion.objects.filter(id=version_id, watch_note="").update(watch_note=note)
     return marked == 1

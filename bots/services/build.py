@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from ..builds import build_in_sandbox, build_key
 from ..models import BotVersion
+from ..text import storable_text
 from .code_cache import code_cache_put, code_publish
 from .launch import build_limits, safe_sandbox, version_runtime_status, version_sources_dir
 
@@ -46,11 +47,14 @@ def version_build(version: BotVersion) -> BotVersion:
         result = build_in_sandbox(
             sandbox, status.runtime, version_sources_dir(version), build_limits()
         )
+        # The compiler quotes the bot's sources, which may hold any character: stored as
+        # every database takes them (a NUL as ``\x00``).
+        log = storable_text(result.log)
         if result.code is None:
             pending.update(
                 status=BotVersion.Status.REJECTED,
-                status_reason=f"the build failed:\n{first_error(result.log)}",
-                build_log=result.log,
+                status_reason=f"the build failed:\n{first_error(log)}",
+                build_log=log,
                 build_key=key,
                 toolchain=toolchain,
                 checked_at=timezone.now(),
@@ -58,7 +62,7 @@ def version_build(version: BotVersion) -> BotVersion:
             return BotVersion.objects.get(id=version.pk)
         code_publish(result.code)
         code_cache_put(result.code)
-        build_hash, log = result.code.content_hash, result.log
+        build_hash = result.code.content_hash
     pending.update(build_hash=build_hash, build_key=key, build_log=log, toolchain=toolchain)
     return BotVersion.objects.get(id=version.pk)
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from django.conf import settings
+from django.db import DatabaseError, transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
@@ -37,6 +38,7 @@ from ..referee import Limits, MatchResult
 from ..runner import BotLauncher, BuiltinLauncher
 from ..sandbox import SandboxUnsafe
 from ..set_player import PlannedMatch, Seating, duplicate_sets, sets_play
+from ..text import storable_text
 from .bots import builtin_strategy_names
 from .build import version_build
 from .code_cache import CodeUnavailable
@@ -129,16 +131,83 @@ def bot_version_check(*, version_id: int) -> BotVersion:
         )
         raise
     check = smoke_test(get_game(version.bot.game), lambda: launcher, plan=plan, cpu=match_cpu())
+    return check_verdict_store(version_id=version_id, check=check)
+
+
+class CheckNotStored(Exception):
+    """A check's verdict could not be stored (the database failed): the version is still
+    pending, for the task to check it again."""
+
+
+def check_verdict_store(*, version_id: int, check: SmokeCheck) -> BotVersion:
+    """Record ``check``'s verdict on the pending version: ready, or rejected with its problem.
+
+    Its log and reason hold the bot's stderr, and so are stored as every database takes
+    them (``bots.text.storable_text``: a NUL as ``\\x00``). Conditional: of two deliveries
+    of the check, the first verdict stands. A verdict that still cannot be stored with its
+    texts is stored without them (the reason in ASCII, the log replaced by a note saying
+    why); if even that fails, the version stays pending and ``CheckNotStored`` is raised:
+    the task says why on the version and checks it again (``bots.tasks``).
+    """
     status = BotVersion.Status.REJECTED if check.problem else BotVersion.Status.READY
-    # Conditional: of two deliveries of the check, the first verdict stands.
-    BotVersion.objects.filter(id=version_id, status=BotVersion.Status.PENDING).update(
-        status=status,
-        status_reason=check.problem,
-        check_log=check.log,
-        plays_series=check.plays_series,
-        checked_at=timezone.now(),
-    )
+    fields = {
+        "status": status,
+        "status_reason": storable_text(check.problem),
+        "check_log": storable_text(check.log),
+        "plays_series": check.plays_series,
+    }
+    try:
+        _pending_update(version_id, **fields, checked_at=timezone.now())
+    except DatabaseError as error:
+        logger.exception("version %s: its check's verdict not stored with its log", version_id)
+        fields["status_reason"] = fields["status_reason"].encode("ascii", "backslashreplace")
+        fields["status_reason"] = fields["status_reason"].decode("ascii")
+        fields["check_log"] = (
+            f"[the check's log, {len(check.log)} characters, could not be stored:"
+            f" {type(error).__name__}]"
+        )
+        try:
+            _pending_update(version_id, **fields, checked_at=timezone.now())
+        except DatabaseError as again:
+            raise CheckNotStored(f"its verdict could not be stored: {again}") from again
     return BotVersion.objects.get(id=version_id)
+
+
+def version_check_failed(*, version_id: int, error: BaseException, final: bool) -> None:
+    """Say on a version still pending why its check could not finish: ``error``, the
+    server's failure, not the bot's. The check is tried again (``bots.tasks``), and on its
+    ``final`` try the version is rejected, saying why. Never raises (the database may be
+    what failed): the error is logged."""
+    what = storable_text(f"{type(error).__name__}: {error}")[:CHECK_ERROR_CHARS]
+    if final:
+        fields = {
+            "status": BotVersion.Status.REJECTED,
+            "status_reason": (
+                f"the server could not finish this version's check ({what}); this is not"
+                " your bot's doing: upload the code again with any change to have it checked"
+                " (the same code is this version already)"
+            ),
+            "checked_at": timezone.now(),
+        }
+    else:
+        fields = {"status_reason": f"the check could not finish ({what}); it will run again"}
+    logger.error("version %s: its check could not finish: %s", version_id, what)
+    try:
+        _pending_update(version_id, **fields)
+    except Exception:
+        logger.exception("version %s: could not say why its check did not finish", version_id)
+
+
+#: How much of the error that stopped a check its version's reason quotes.
+CHECK_ERROR_CHARS = 500
+
+
+def _pending_update(version_id: int, **fields: Any) -> int:
+    """Update the version if it is still pending; in a savepoint inside a transaction."""
+    with transaction.atomic():
+        return BotVersion.objects.filter(id=version_id, status=BotVersion.Status.PENDING).update(
+            **fields
+        )
 
 
 class SmokeCheck(NamedTuple):

@@ -13,7 +13,7 @@ from django.db import IntegrityError
 from rest_framework.test import APIClient
 
 from bots.bot_code import UploadRejected
-from bots.models import Bot, BotVersion
+from bots.models import Bot, BotVersion, CodeBlob
 from config.requests import MAX_JSON_DEPTH
 
 from .test_api import stored_state, upload
@@ -194,3 +194,47 @@ def test_json_is_read_up_to_the_depth_bound_and_refused_past_it(bot, author, dep
     )
 
     assert assert_refused(response)["error"] == error
+
+
+def test_a_lone_surrogate_in_json_is_a_400(bot, author):
+    """JSON's ``"\\udc80"`` is half a UTF-16 pair, which no database column stores as text."""
+    body = b'{"description": "a\\udc80b"}'
+    response = client_for(author).generic(
+        "PATCH", f"/api/bots/{bot.pk}/", body, content_type="application/json"
+    )
+
+    assert "description" in assert_refused(response)["detail"]
+    assert Bot.objects.get(pk=bot.pk).description == ""
+
+
+@pytest.mark.parametrize(
+    ("disposition", "stored_as"),
+    [
+        (b'filename="a\x00b.cpp"', "ab.cpp"),
+        (b"filename*=UTF-8''x%00.cpp", "x.cpp"),
+        (b"filename*=UTF-8''a%ED%B2%80.cpp", "a\ufffd\ufffd\ufffd.cpp"),
+    ],
+    ids=["nul", "encoded-nul", "encoded-surrogate"],
+)
+def test_an_uploaded_files_name_reaches_the_code_as_text_without_nul_or_surrogates(
+    disposition, stored_as, bot, author, code_store, monkeypatch
+):
+    """A runtime that keeps the file's own name (C++) stores what the multipart parser gave:
+    NUL dropped, bytes that are not UTF-8 as U+FFFD (Django's parser, for every upload)."""
+    monkeypatch.setattr("bots.services.upload._enqueue_check", lambda version_id: None)
+    body = (
+        b'--B\r\nContent-Disposition: form-data; name="runtime"\r\n\r\ncpp\r\n'
+        b'--B\r\nContent-Disposition: form-data; name="file"; ' + disposition + b"\r\n"
+        b"Content-Type: application/octet-stream\r\n\r\nint main() {}\n\r\n--B--\r\n"
+    )
+    response = client_for(author).generic(
+        "POST",
+        f"/api/bots/{bot.pk}/versions/",
+        body,
+        content_type="multipart/form-data; boundary=B",
+    )
+
+    assert response.status_code == 202, response.content[:500]
+    version = BotVersion.objects.get(bot=bot)
+    stored = zipfile.ZipFile(io.BytesIO(bytes(CodeBlob.objects.get(pk=version.content_hash).data)))
+    assert stored.namelist() == [stored_as]
