@@ -7,16 +7,16 @@ FROM python:3.11-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 # The sandbox's layers (manage.py sandbox): bubblewrap for the namespaces, util-linux for
 # setpriv and prlimit, Debian's own /usr/bin/python3, which the bots run with, and its
-# binding of libseccomp, which builds the seccomp filter (bots/sandbox/seccomp.py). Then the
-# toolchains of the bot runtimes (bots/runtimes.py; the Makefile's RUNTIME_PACKAGES): numpy
-# and scipy, PyPy, g++ and nlohmann-json, rustc, Go, OpenJDK 17, Node.js. The JDK's scripts
-# expect man folders the slim image leaves out.
+# binding of libseccomp, which builds the seccomp filter (bots/sandbox/seccomp.py), and the C
+# library's headers for native builds. Then the toolchains of the bot runtimes, as the
+# runtimes table's rows name them (bots/runtimes.py prints them). The JDK's scripts expect
+# man folders the slim image leaves out.
+COPY bots/__init__.py bots/runtimes.py /tmp/table/bots/
 RUN mkdir -p /usr/share/man/man1 \
     && apt-get update \
     && apt-get install -y --no-install-recommends bubblewrap util-linux python3 \
-        python3-seccomp python3-numpy python3-scipy pypy3 g++ libc6-dev nlohmann-json3-dev \
-        rustc golang-go openjdk-17-jdk-headless nodejs \
-    && rm -rf /var/lib/apt/lists/*
+        python3-seccomp libc6-dev $(cd /tmp/table && python3 -m bots.runtimes) \
+    && rm -rf /var/lib/apt/lists/* /tmp/table
 WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY config ./config

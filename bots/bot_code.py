@@ -115,22 +115,18 @@ def _check_fits(code: BotCode, runtime: Runtime) -> None:
     """The files are what ``runtime`` runs or builds: its required files at the root,
     Python that compiles, a native ``bot`` that is an executable of this machine's kind."""
     root = [path for path in code.files if "/" not in path]
-    for required in runtime.requires:
-        if not any(
-            fnmatch.fnmatchcase(path, pattern) for pattern in required.split("|") for path in root
-        ):
-            nested = sorted(
-                p for p in code.files if fnmatch.fnmatchcase(PurePosixPath(p).name, required)
-            )
-            hint = (
-                f" (found {nested[0]}: zip the folder's contents, not the folder)" if nested else ""
-            )
-            shown = " or ".join(required.split("|"))
-            raise UploadRejected(
-                "no_entry_point",
-                f"no {shown} at the upload's root{hint}; the {runtime.name} runtime expects"
-                f" {runtime.expects}",
-            )
+    required = runtime.required_missing(root)
+    if required is not None:
+        nested = sorted(
+            p for p in code.files if fnmatch.fnmatchcase(PurePosixPath(p).name, required)
+        )
+        hint = f" (found {nested[0]}: zip the folder's contents, not the folder)" if nested else ""
+        shown = " or ".join(required.split("|"))
+        raise UploadRejected(
+            "no_entry_point",
+            f"no {shown} at the upload's root{hint}; the {runtime.name} runtime expects"
+            f" {runtime.expects}",
+        )
     if runtime.python_sources:
         for path, content in code.files.items():
             if path.endswith(".py"):

@@ -13,13 +13,14 @@ Paths in ``run``, ``binds`` and ``build`` are host paths resolved when the sandb
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import os
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 #: The default runtime, and what every version uploaded before runtimes existed is.
 DEFAULT_RUNTIME = "python"
@@ -85,6 +86,20 @@ class Runtime:
     @property
     def built(self) -> bool:
         return self.build is not None
+
+    def required_missing(self, root: Collection[str]) -> str | None:
+        """The first of ``requires`` that no file name of ``root`` matches, else None."""
+        for required in self.requires:
+            patterns = required.split("|")
+            if not any(fnmatch.fnmatchcase(name, p) for p in patterns for name in root):
+                return required
+        return None
+
+    def takes_alone(self, filename: str) -> bool:
+        """Whether a single file of this name is an upload of this row (by its suffix; a
+        row that takes any file says so with the suffix "")."""
+        suffix = PurePosixPath(filename.lower()).suffix
+        return any(accepted in ("", suffix) for accepted, _ in self.single_files)
 
     def programs(self) -> tuple[str, ...]:
         """The host programs the row needs: its run command's first word, its build's tools."""
@@ -282,6 +297,28 @@ def runtime_named(name: str) -> Runtime:
         raise KeyError(f"no runtime {name!r}; there are: {', '.join(RUNTIMES)}") from None
 
 
+def runtime_of_files(names: Collection[str]) -> Runtime:
+    """The row a bot's files are most likely written for, read from the table alone: for one
+    file, the first row that takes a file of its suffix alone; for a folder (the names at its
+    root), the first row whose required files it holds. A row that takes any file (the
+    prebuilt executable's) takes what no other row does."""
+    rows = list(RUNTIMES.values())
+    # Rows that take a file of any suffix come last: they take what the others do not.
+    rows.sort(key=lambda row: any(accepted == "" for accepted, _ in row.single_files))
+    if len(names) == 1:
+        (name,) = names
+        found = next((row for row in rows if row.takes_alone(name)), None)
+    else:
+        found = next((row for row in rows if row.required_missing(names) is None), None)
+    return found or rows[-1]
+
+
+def debian_packages() -> list[str]:
+    """Every row's Debian packages, each once, in table order: what ``make runtime-deps``
+    and the worker image install, read from here (``python3 -m bots.runtimes`` prints them)."""
+    return list(dict.fromkeys(package for row in RUNTIMES.values() for package in row.packages))
+
+
 @dataclass(frozen=True)
 class RuntimeStatus:
     """A row as this host has it: whether it can build and play, and its toolchain."""
@@ -332,3 +369,7 @@ def runtime_statuses(python: str, *, memory_cgroup: bool) -> Mapping[str, Runtim
         name: runtime_status(row, python, memory_cgroup=memory_cgroup)
         for name, row in RUNTIMES.items()
     }
+
+
+if __name__ == "__main__":
+    print(" ".join(debian_packages()))

@@ -11,7 +11,7 @@ from bots.serializers import ClosedInputSerializer
 from tournaments.sprt import ELO_LIMIT, SPRT_BOUNDS, SprtParameters
 
 from .selectors import SetStatus
-from .services import CHALLENGE_SETS
+from .services import CHALLENGE_SETS, POOL_SIZE
 
 _SPRT = SprtParameters()
 
@@ -126,10 +126,10 @@ class VersionTestCreateSerializer(ClosedInputSerializer):
     pool = serializers.ListField(
         child=serializers.IntegerField(),
         required=False,
-        min_length=2,
-        max_length=8,
-        help_text="2-8 ready versions of any author, played in turn: is the candidate"
-        " stronger than their average?",
+        min_length=POOL_SIZE[0],
+        max_length=POOL_SIZE[1],
+        help_text=f"{POOL_SIZE[0]}-{POOL_SIZE[1]} ready versions of any author, played in"
+        " turn: is the candidate stronger than their average?",
     )
     elo0 = _sprt_field(serializers.FloatField, "elo0")
     elo1 = _sprt_field(serializers.FloatField, "elo1")
@@ -141,8 +141,12 @@ class VersionTestCreateSerializer(ClosedInputSerializer):
         data = super().validate(data)
         if ("baseline" in data) == ("pool" in data):
             raise serializers.ValidationError({"baseline": "give either baseline or pool"})
-        if not data["elo0"] < data["elo1"]:
-            raise serializers.ValidationError({"elo1": "must be above elo0"})
+        # The test's own rule (``SprtParameters``), said under the field it is about.
+        names = ("elo0", "elo1", "alpha", "beta", "max_sets")
+        try:
+            SprtParameters(**{name: data[name] for name in names})
+        except ValueError as error:
+            raise serializers.ValidationError({"elo1": str(error)}) from None
         return data
 
 

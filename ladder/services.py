@@ -41,10 +41,7 @@ POOL_SIZE = (2, 8)
 
 
 class AuthorRequestError(DomainError):
-    """A challenge or a version test that cannot be made as asked."""
-
-    code = "bad_request"
-    status = 400
+    """A challenge or a version test that cannot be made as asked (400, ``invalid``)."""
 
 
 class DailyLimitReached(AuthorRequestError):

@@ -36,11 +36,9 @@ BOUNDS: dict[str, Bound] = {
 }
 
 
-class TournamentConfigError(DomainError, ValueError):
-    """What is wrong with a configuration; ``field`` names the setting at fault (400)."""
-
-    def __init__(self, message: str, *, field: str) -> None:
-        super().__init__(message, field=field)
+class TournamentError(DomainError, ValueError):
+    """A tournament request that cannot be carried out, a configuration among them; the
+    message says why and ``field`` names the setting at fault, if one is (400)."""
 
 
 @dataclass(frozen=True)
@@ -62,12 +60,12 @@ class TournamentConfig:
     sandbox_overrides: Mapping[str, int] = field(default_factory=dict)
 
     def check(self) -> None:
-        """``TournamentConfigError`` naming what is wrong, else None."""
+        """``TournamentError`` naming what is wrong, else None."""
         _check_options(self.game, self.options)
         try:
             spec = format_spec(self.format)
         except ValueError as error:
-            raise TournamentConfigError(str(error), field="format") from None
+            raise TournamentError(str(error), field="format") from None
         if self.rounds is not None and spec.rounds is None:
             raise _error("rounds", "rounds is set for Swiss tournaments only")
         for name, bound in BOUNDS.items():
@@ -82,7 +80,7 @@ class TournamentConfig:
         if spec.check is not None:
             try:
                 spec.check(self)
-            except TournamentConfigError:
+            except TournamentError:
                 raise
             except ValueError as error:
                 raise _error("format", str(error)) from None
@@ -95,7 +93,7 @@ class TournamentConfig:
         return values
 
     def changed(self, **changes: Any) -> TournamentConfig:
-        """This configuration with ``changes``; ``TournamentConfigError`` for a non-setting."""
+        """This configuration with ``changes``; ``TournamentError`` for a non-setting."""
         unknown = sorted(set(changes) - set(CONFIG_FIELDS))
         if unknown:
             raise _error(unknown[0], f"not a tournament setting: {unknown}")
@@ -122,7 +120,7 @@ def config_of(row: Any) -> TournamentConfig:
 
 
 def sandbox_overrides_check(overrides: Any) -> None:
-    """``TournamentConfigError`` if ``overrides`` are not sandbox limits within their ranges."""
+    """``TournamentError`` if ``overrides`` are not sandbox limits within their ranges."""
     if overrides is not None and not isinstance(overrides, Mapping):
         message = f"sandbox_overrides is an object of limits, got {overrides!r}"
         raise _error("sandbox_overrides", message)
@@ -145,5 +143,5 @@ def _check_options(game_id: str, options: Any) -> None:
         raise _error("options", str(error)) from None
 
 
-def _error(field: str, message: str) -> TournamentConfigError:
-    return TournamentConfigError(message, field=field)
+def _error(field: str, message: str) -> TournamentError:
+    return TournamentError(message, field=field)

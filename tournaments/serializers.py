@@ -162,7 +162,7 @@ class TournamentCreateSerializer(ClosedInputSerializer):
     def validate_sandbox_overrides(self, overrides: dict[str, int]) -> dict[str, int]:
         try:
             config.sandbox_overrides_check(overrides)
-        except config.TournamentConfigError as error:
+        except config.TournamentError as error:
             raise serializers.ValidationError(str(error)) from None
         return overrides
 

@@ -27,7 +27,6 @@ from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.db import DatabaseError, transaction
-from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from games.rules import Game, get_game
@@ -37,6 +36,7 @@ from ..models import BotVersion
 from ..referee import Limits, MatchResult
 from ..runner import BotLauncher, BuiltinLauncher
 from ..sandbox import SandboxUnsafe
+from ..selectors import current_versions
 from ..set_player import PlannedMatch, Seating, duplicate_sets, sets_play
 from ..text import storable_text
 from .bots import builtin_strategy_names
@@ -67,12 +67,8 @@ class CheckPlan:
 def check_opponents(game_id: str) -> list[str]:
     """The strategies of the built-in bots that play on the game's ladder (their latest
     ready version), or, where none is there yet, of every built-in bot of the game."""
-    ready = BotVersion.objects.filter(
-        bot__game=game_id, bot__on_ladder=True, status=BotVersion.Status.READY
-    )
-    latest = ready.filter(bot=OuterRef("bot")).order_by("-number").values("number")[:1]
     on_ladder = (
-        ready.filter(number=Subquery(latest))
+        current_versions(game_id=game_id, on_ladder=True)
         .exclude(builtin="")
         .values_list("builtin", flat=True)
         .order_by("builtin")

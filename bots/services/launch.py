@@ -20,7 +20,7 @@ from ..builds import BuildLimits, build_in_sandbox
 from ..models import BotVersion
 from ..referee import Limits
 from ..runner import BotLauncher, BuiltinLauncher, ScriptLauncher
-from ..runtimes import DEFAULT_RUNTIME, RuntimeStatus, runtime_named
+from ..runtimes import DEFAULT_RUNTIME, RuntimeStatus, runtime_named, runtime_of_files
 from ..sandbox import Sandbox, SandboxConfig, SandboxLimits, SandboxUnsafe, probe_sandbox
 from .bots import builtin_strategy_names
 from .code_cache import CodeUnavailable, cached_code_dir, code_cache_put
@@ -166,25 +166,11 @@ def current_sandbox() -> Sandbox:
     return sandbox
 
 
-#: The runtime a local bot's file names, by its suffix (a folder: by the files it holds).
-RUNTIME_OF_SUFFIX = {
-    ".py": "python",
-    ".cpp": "cpp",
-    ".rs": "rust",
-    ".go": "go",
-    ".java": "java",
-    ".jar": "java",
-    ".js": "javascript",
-}
-
-
 def local_runtime(path: Path) -> str:
-    """The runtime a local bot file or folder is most likely written for."""
-    files = [path] if path.is_file() else [p for p in path.iterdir() if p.is_file()]
-    for file in sorted(files, key=lambda p: p.name != "bot.py"):
-        if file.suffix in RUNTIME_OF_SUFFIX:
-            return RUNTIME_OF_SUFFIX[file.suffix]
-    return "executable"
+    """The runtime a local bot file or folder is most likely written for (the table's
+    guess, ``runtime_of_files``, as for an upload)."""
+    names = [path.name] if path.is_file() else [p.name for p in path.iterdir() if p.is_file()]
+    return runtime_of_files(names).name
 
 
 def local_sandboxed_launcher(path: Path, runtime_name: str) -> BotLauncher:

@@ -181,7 +181,7 @@ def test_a_configuration_bound_changed_in_one_place_holds_in_the_check_the_api_a
     monkeypatch.setitem(config.BOUNDS, "sets_per_pair", config.Bound(1, 5))
     six = {"name": "Six", "game": "snag", "format": "round_robin", "sets_per_pair": 6}
 
-    with pytest.raises(config.TournamentConfigError) as checked:
+    with pytest.raises(config.TournamentError) as checked:
         config.TournamentConfig(**six).check()
     api = admin_client.post("/api/tournaments/", six, content_type="application/json")
     admin = admin_client.post(

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from tournaments.config import CONFIG_FIELDS, TournamentConfig, TournamentConfigError, config_of
+from tournaments.config import CONFIG_FIELDS, TournamentConfig, TournamentError, config_of
 from tournaments.models import RecurringTournament, Tournament
 from tournaments.serializers import TournamentCreateSerializer, TournamentSerializer
 
@@ -66,11 +66,11 @@ def test_the_configuration_read_from_a_row_is_the_one_it_was_made_from():
     ],
 )
 def test_the_check_names_the_setting_at_fault(changes, field):
-    with pytest.raises(TournamentConfigError) as refused:
+    with pytest.raises(TournamentError) as refused:
         TournamentConfig(name="cup", game="snag").changed(**changes).check()
     assert refused.value.field == field
 
 
 def test_a_change_to_something_that_is_no_setting_is_refused():
-    with pytest.raises(TournamentConfigError, match="not a tournament setting"):
+    with pytest.raises(TournamentError, match="not a tournament setting"):
         TournamentConfig(name="cup", game="snag").changed(seed="x")

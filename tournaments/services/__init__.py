@@ -24,11 +24,10 @@ from django.db.models import F
 from django.utils import timezone
 
 from bots.models import Bot, BotVersion
-from errors import DomainError
 from matches.models import Match
 
 from ..audit import manual_change_record
-from ..config import TournamentConfig, TournamentConfigError, default_of
+from ..config import TournamentConfig, TournamentError, default_of
 from ..duplicate import secret_commitment
 from ..formats import format_spec
 from ..models import (
@@ -53,10 +52,6 @@ Status = Tournament.Status
 _OPEN_FOR_ENTRY = (Status.DRAFT, Status.SCHEDULED)
 
 
-class TournamentError(DomainError, ValueError):
-    """A tournament request that cannot be carried out; the message says why (400)."""
-
-
 class TournamentConflict(TournamentError):
     """A request the tournament's present state refuses (409): entries closed, entered
     twice, not in a state that can be scheduled or cancelled."""
@@ -67,10 +62,7 @@ class TournamentConflict(TournamentError):
 
 def tournament_config_check(config: TournamentConfig) -> None:
     """``TournamentError`` naming what is wrong with a tournament's settings, else None."""
-    try:
-        config.check()
-    except TournamentConfigError as error:
-        raise TournamentError(error.message, field=error.field) from None
+    config.check()
 
 
 def tournament_create(
@@ -99,10 +91,7 @@ def tournament_create(
 
 def tournament_configure(*, tournament: Tournament, **changes: Any) -> bool:
     """Change the settings (``config.CONFIG_FIELDS``) of a tournament that has not started."""
-    try:
-        config = tournament.config.changed(**changes)
-    except TournamentConfigError as error:
-        raise TournamentError(error.message, field=error.field) from None
+    config = tournament.config.changed(**changes)
     if config.game != tournament.game and tournament.entrants.exists():
         raise TournamentError("the game of a tournament with entrants cannot change")
     tournament_config_check(config)
