@@ -11,7 +11,6 @@ from django.contrib.auth.models import User
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from bots.models import Bot, BotVersion
-from bots.queues import queue_for
 from errors import DomainError, NotAllowed
 from games.events import EventRecord, EventType
 from games.replay import (
@@ -32,11 +31,6 @@ from .visibility import MatchAccess
 
 def match_runs_uploaded_code(*, match_id: int) -> bool:
     return MatchSeat.objects.filter(match_id=match_id, version__builtin="").exists()
-
-
-def match_queue(*, match_id: int) -> str:
-    """The Celery queue of a match: the sandboxed one when any seat holds uploaded code."""
-    return queue_for(runs_uploaded_code=match_runs_uploaded_code(match_id=match_id))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -19,6 +19,7 @@ from bots.queues import (
     FILLER_PRIORITY,
     FIRST_PRIORITY,
     SANDBOXED_QUEUE,
+    queue_for,
 )
 from bots.services.bots import builtin_bots_sync
 from bots.services.upload import bot_version_upload
@@ -31,7 +32,7 @@ from ladder.services import (
     version_test_create,
 )
 from matches.models import Match
-from matches.selectors import match_queue
+from matches.selectors import match_runs_uploaded_code
 from matches.services import match_create, match_seats_create
 from tests.tournaments.conftest import play_all, services_configured, wait_until
 from tournaments.formats import VERSION_TEST_BATCH_SETS
@@ -57,6 +58,11 @@ def _match_of(*versions: BotVersion) -> int:
 def _uploaded_version(owner: User, status: str = "ready") -> BotVersion:
     bot = Bot.objects.create(owner=owner, game="snag", name=f"upload-{owner.pk}")
     return BotVersion.objects.create(bot=bot, number=1, content_hash="c" * 64, status=status)
+
+
+def match_queue(*, match_id: int) -> str:
+    """The queue the scheduler sends a match to (``tournaments.services.scheduling``)."""
+    return queue_for(runs_uploaded_code=match_runs_uploaded_code(match_id=match_id))
 
 
 @pytest.mark.django_db
