@@ -14,6 +14,7 @@ import re
 import time
 import uuid
 from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -48,6 +49,8 @@ class RequestMiddleware:
         self.get_response = get_response
         self.counted = settings.BAIZE_METRICS
         self.static = "/" + settings.STATIC_URL.lstrip("/")
+        #: The metrics' children by labels: ``labels()`` takes a lock each time.
+        self.children: dict[tuple[str, str, int], tuple[Any, Any]] = {}
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         given = request.headers.get("X-Request-ID", "")
@@ -69,5 +72,15 @@ class RequestMiddleware:
             route = self.static.lstrip("/")
         else:
             route = UNMATCHED
-        metrics.http_requests.labels(method, route, str(status)).inc()
-        metrics.http_request_duration.labels(method, route).observe(seconds)
+        key = (method, route, status)
+        children = self.children.get(key)
+        if children is None:
+            children = (
+                metrics.http_requests.labels(method, route, str(status)),
+                metrics.http_request_duration.labels(method, route),
+            )
+            # Bounded: a few methods, the URL patterns, the status codes a view answers.
+            self.children[key] = children
+        counted, timed = children
+        counted.inc()
+        timed.observe(seconds)

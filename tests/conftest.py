@@ -122,9 +122,13 @@ def empty_cache():
     SQLite gives a rolled-back test's ids out again: every test starts from an empty cache."""
     from django.core.cache import cache
 
+    from web.live import kept_pages_forget
+
     cache.clear()
+    kept_pages_forget()
     yield
     cache.clear()
+    kept_pages_forget()
 
 
 @pytest.fixture

@@ -55,7 +55,9 @@ def tournament_detail(request: HttpRequest, pk: int) -> HttpResponse:
         pk,
         "page",
         lambda: _tournament_main(pk),
-        frame=lambda main: render_to_string("web/tournament.html", main, request),
+        frame=lambda main, slots: render_to_string(
+            "web/tournament.html", {**main, "frame_slots": slots}, request
+        ),
     )
 
 

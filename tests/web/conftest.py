@@ -10,14 +10,17 @@ from django.db import connection
 
 from tests.bots.conftest import code_store, pytest_configure, sandbox  # noqa: F401
 from tests.web.browser import DESKTOP, FLAGS, chromium_path
+from web.live import kept_pages_forget
 
 
 @pytest.fixture(autouse=True)
 def empty_cache():
     """Pages are cached by version; every test starts from an empty cache."""
     cache.clear()
+    kept_pages_forget()
     yield
     cache.clear()
+    kept_pages_forget()
 
 
 @pytest.fixture(scope="module")
