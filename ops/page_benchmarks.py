@@ -24,6 +24,7 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 from django.conf import settings
 from django.db import connection
@@ -104,8 +105,16 @@ def _bench_versions() -> list[BotVersion]:
 
 
 @contextmanager
-def gunicorn_serving(*, workers: int = WORKERS, threads: int = THREADS) -> Iterator[str]:
-    """gunicorn serving this project on a free local port; its base URL. Stopped after."""
+def gunicorn_serving(
+    *,
+    workers: int = WORKERS,
+    threads: int = THREADS,
+    env: dict[str, str] | None = None,
+    checkout: Path | None = None,
+) -> Iterator[str]:
+    """gunicorn serving this project (or the code of another ``checkout`` of it, with this
+    interpreter) on a free local port, with ``env`` over this process's; its base URL.
+    Stopped after."""
     port = _free_port()
     environment = {
         **os.environ,
@@ -114,6 +123,7 @@ def gunicorn_serving(*, workers: int = WORKERS, threads: int = THREADS) -> Itera
         "ALLOWED_HOSTS": "127.0.0.1",
         "DATABASE_CONN_MAX_AGE": "600",
         "LOG_LEVEL": "ERROR",
+        **(env or {}),
     }
     command = [
         sys.executable,
@@ -127,7 +137,7 @@ def gunicorn_serving(*, workers: int = WORKERS, threads: int = THREADS) -> Itera
         "--log-level=error",
     ]
     server = subprocess.Popen(
-        command, env=environment, cwd=settings.BASE_DIR, start_new_session=True
+        command, env=environment, cwd=checkout or settings.BASE_DIR, start_new_session=True
     )
     base = f"http://127.0.0.1:{port}"
     try:
