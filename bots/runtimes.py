@@ -55,7 +55,9 @@ class Runtime:
     expects: str
     #: The command run from ``/bot`` (the built files, or the sources where nothing is built).
     run: tuple[str, ...]
-    #: Host paths bound read-only into the sandbox when playing, beyond the base system.
+    #: Host paths bound read-only into the sandbox when playing, beyond the base system: the
+    #: row's own files only (every file a bot can read is kept resident, see
+    #: ``bots.sandbox.resident``). The shared libraries they need are found by the probe.
     binds: tuple[str, ...] = ()
     #: A shell command run in a writable copy of the sources; ``None``: nothing is built.
     build: str | None = None
@@ -158,8 +160,9 @@ register_runtime(
         requires=("bot.py",),
         expects="a bot.py, or a .zip with bot.py at its root",
         run=(SANDBOX_PYTHON, "-I", "-B", "bot.py"),
-        # Debian's BLAS and LAPACK are found through the alternatives' links.
-        binds=("/usr/lib/python3/dist-packages", "/etc/alternatives"),
+        # numpy and scipy alone of Debian's packages; their shared libraries (BLAS and
+        # LAPACK through the alternatives' links among them) are staged by the probe.
+        binds=("/usr/lib/python3/dist-packages/numpy", "/usr/lib/python3/dist-packages/scipy"),
         version_commands=(
             (SANDBOX_PYTHON, "--version"),
             (SANDBOX_PYTHON, "-c", "import numpy, scipy; print('numpy', numpy.__version__)"),
@@ -245,7 +248,12 @@ register_runtime(
         expects="a Bot.java (class Bot with main) and other .java files at the root, or a"
         " bot.jar whose manifest names its main class",
         run=("/usr/bin/java", *_JVM, "-jar", "bot.jar"),
-        binds=("/usr/lib/jvm", "/etc/java-17-openjdk"),
+        # The JDK's runtime files, without its jmods, headers and other JDKs of /usr/lib/jvm.
+        binds=(
+            "/usr/lib/jvm/java-17-openjdk-amd64/lib",
+            "/usr/lib/jvm/java-17-openjdk-amd64/conf",
+            "/etc/java-17-openjdk",
+        ),
         build="test -f bot.jar || { mkdir classes && javac -J-Xmx512m -d classes *.java"
         " && jar --create --file bot.jar --main-class Bot -C classes .; }",
         outputs=("bot.jar",),

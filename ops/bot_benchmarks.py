@@ -36,6 +36,8 @@ from bots.runner import (
 )
 from bots.runtimes import runtime_named
 from bots.sandbox import Sandbox
+from bots.sandbox.reach import reachable_code_dir
+from bots.sandbox.resident import ResidentFiles
 from bots.series import Series
 from bots.set_player import PlannedMatch, Seating, duplicate_sets, sets_play
 from games.rules import get_game
@@ -276,6 +278,29 @@ def minimal_bot_startup_ms(
         "bare_ms": bare_start_ms(sandbox.interpreter, runs, cpu),
         "plain_ms": startup_ms(plain, runs, cpu),
         "sandbox_ms": startup_ms(sandbox.launcher(folder), runs, cpu),
+    }
+
+
+def warming_ms(sandbox: Sandbox, runtime: str = "python", runs: int = 201) -> dict[str, float]:
+    """What making every file a bot of ``runtime`` can read resident costs its launch
+    (``bots.sandbox.resident``, called by ``SandboxLauncher.launch_spec``): the first launch
+    of a worker process (each file mapped, read in where it is not cached, and locked), then
+    each later one (every file resident and locked: a ``stat`` of each folder), median of
+    ``runs``; and how much stays resident (MiB)."""
+    code = _bench_code_dir(sandbox, "minimal", MINIMAL_BOT)
+    folder = reachable_code_dir(code, sandbox.config.uid_base)
+    program = sandbox.runtime_program(runtime_named(runtime))
+    readable = sandbox.readable(folder, program)
+    kept = ResidentFiles()
+    try:
+        first = kept.make_resident(readable)
+        later = [kept.make_resident(readable).seconds for _ in range(runs)]
+    finally:
+        kept.forget()
+    return {
+        "first_ms": first.seconds * 1e3,
+        "warm_ms": statistics.median(later) * 1e3,
+        "resident_mib": first.bytes / (1 << 20),
     }
 
 

@@ -8,6 +8,10 @@ libraries, the bot's own folder at ``/bot``) with a small private tmpfs, loads t
 filter and runs the bot as the first process of its PID namespace; last ``python -I -S
 -B``. All of it is argv: no ``preexec_fn`` (trap 3). The runner (``bots.runner.BotProcess``)
 kills the process group and reaps; the slot's release sweeps its uid.
+
+Before a bot starts, every file it will be able to read is made resident in the page cache
+(``bots.sandbox.resident``), so that what one seating of a duplicate set reads leaves the
+other nothing to time.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..runner import BOT_ENVIRONMENT, LaunchSpec
 from .procview import ProcView
 from .reach import reachable_code_dir
+from .resident import make_resident
 from .scratch import PrivateFolders
 from .slots import acquire_slot
 
@@ -125,6 +130,9 @@ class SandboxConfig:
     #: The Python that has libseccomp's binding (Debian's ``python3-seccomp``), which
     #: builds the filter (``bots.sandbox.seccomp``).
     seccomp_python: str = "/usr/bin/python3"
+    #: Make every file a bot can read resident before it starts (``bots.sandbox.resident``).
+    #: Off only to show what it prevents (``tests/bots/test_sandbox_page_cache.py``).
+    warm_files: bool = True
 
     def __post_init__(self) -> None:
         # Below 65536 live real accounts; a swept uid loses every process it has.
@@ -158,6 +166,13 @@ class Program:
     binds: tuple[str, ...] = ()
     #: False: no address-space limit (the slot's memory cgroup bounds the program).
     address_space: bool = True
+    #: ``(source, target)``: the folders of staged shared libraries the program needs, in
+    #: place of the base system's (``bots.sandbox.libraries.stage_libraries``); empty: the
+    #: base system's.
+    libraries: tuple[tuple[str, str], ...] = ()
+    #: Make what it can read resident before it starts: a bot. A build (which sees the whole
+    #: of ``/usr`` and plays no deal) is not.
+    warm: bool = False
 
 
 @dataclass(frozen=True)
@@ -186,15 +201,23 @@ class SandboxLauncher:
         except OSError:
             slot.release()
             raise
-        code_dir = reachable_code_dir(self.code_dir, config.uid_base)
-        argv = self.sandbox.command(
-            slot,
-            code_dir,
-            (self.script, *self.args),
-            self.limits,
-            filter_fd=filter_fd,
-            program=self.program,
-        )
+        try:
+            code_dir = reachable_code_dir(self.code_dir, config.uid_base)
+            argv = self.sandbox.command(
+                slot,
+                code_dir,
+                (self.script, *self.args),
+                self.limits,
+                filter_fd=filter_fd,
+                program=self.program,
+            )
+            if config.warm_files and (self.program is None or self.program.warm):
+                # After the command, which writes the /proc constants it binds.
+                make_resident(self.sandbox.readable(code_dir, self.program))
+        except BaseException:
+            os.close(filter_fd)
+            slot.release()
+            raise
         control = self.sandbox.slot_control(slot)
         folders = PrivateFolders()
 
@@ -232,10 +255,14 @@ def sandbox_argv(
     namespaces: bool = True,
     proc_view: ProcView | None = None,
     program: Program | None = None,
+    libraries: Sequence[tuple[str, str]] = (),
+    hidden: Sequence[tuple[str, str]] = (),
 ) -> tuple[str, ...]:
     """The whole command line; ``namespaces=False`` (probing only) leaves out bubblewrap.
     ``proc_view`` replaces the host's moving ``/proc`` figures with constants. ``program``
-    runs in place of the Python script (``script_and_args`` is then unused)."""
+    runs in place of the Python script (``script_and_args`` is then unused). ``libraries``
+    (staged folder, target) are the base system's shared libraries, which a program's own
+    replace; ``hidden`` (empty folder, target) hides folders inside the mounts."""
     privileges = (
         config.setpriv,
         f"--reuid={uid}",
@@ -250,15 +277,20 @@ def sandbox_argv(
     if not namespaces:
         python = (interpreter, "-I", "-S", "-B", str(code_dir / script), *args)
         return (*privileges, *resources, *python)
+    binds = [(path, path) for path in mounts]
+    binds += hidden
     if program is None:
         command = (interpreter, "-I", "-S", "-B", f"{BOT_MOUNT}/{script}", *args)
+        binds += libraries
     else:
         command = program.argv
-        mounts = (*mounts, *(path for path in program.binds if path not in mounts))
+        binds += program.libraries or libraries
+        # After the libraries: a build binds the whole of /usr over them.
+        binds += [(path, path) for path in program.binds if path not in mounts]
     return (
         *privileges,
         *resources,
-        *_bwrap_options(config, mounts, symlinks, code_dir, limits, filter_fd, proc_view),
+        *_bwrap_options(config, binds, symlinks, code_dir, limits, filter_fd, proc_view),
         "--",
         *command,
     )
@@ -266,7 +298,7 @@ def sandbox_argv(
 
 def _bwrap_options(
     config: SandboxConfig,
-    mounts: Sequence[str],
+    binds: Sequence[tuple[str, str]],
     symlinks: Sequence[tuple[str, str]],
     code_dir: Path,
     limits: SandboxLimits,
@@ -283,8 +315,8 @@ def _bwrap_options(
         # to wake, and the bot's end ends everything it left in the namespace.
         "--as-pid-1",
     ]
-    for path in mounts:
-        options += ["--ro-bind", path, path]
+    for source, target in binds:
+        options += ["--ro-bind", source, target]
     for target, link in symlinks:
         options += ["--symlink", target, link]
     options += ["--ro-bind", str(code_dir), BOT_MOUNT]

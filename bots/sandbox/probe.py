@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import fcntl
+import functools
 import json
 import os
 import shutil
@@ -35,23 +36,41 @@ from .launcher import (
     SandboxLimits,
     sandbox_argv,
 )
+from .libraries import needed_closure, shared_objects, stage_libraries
 from .procview import ProcView, proc_view_survey
 from .reach import reachable_code_dir, runtime_dir
+from .resident import Readable
 from .seccomp import SeccompUnavailable, filter_program
 from .slots import NoFreeSlot, Slot, acquire_slot
 
 PROBE_SECONDS = 10.0
-#: Directories of the dynamic loader on a merged-/usr system, bound when they are real dirs.
-LOADER_DIRS = ("/usr/lib64", "/lib64")
 ROOT_LINKS = ("bin", "lib", "lib64", "sbin")
+#: Folders in the standard library's folder that are no part of it, hidden from bots (an
+#: empty folder bound over each): ``libpython3.11-dev``'s static libraries and build files
+#: (25 MB), and Debian's ``dist-packages`` and ``site-packages``, where packages put files.
+STDLIB_HIDDEN = ("config-*", "dist-packages", "site-packages")
+#: The C and C++ runtime libraries, in every bot's base system: what a native bot may link
+#: against (glibc's libraries, libstdc++ and libgcc_s), and what glibc loads by itself
+#: (libgcc_s, to unwind a thread that exits).
+C_RUNTIME = (
+    "libc.so.6",
+    "libm.so.6",
+    "libmvec.so.1",
+    "libpthread.so.0",
+    "libdl.so.2",
+    "librt.so.1",
+    "libutil.so.1",
+    "libresolv.so.2",
+    "libanl.so.1",
+    "libstdc++.so.6",
+    "libgcc_s.so.1",
+)
 
 _SURVEY = (
-    "import sys, sysconfig\n"
+    "import sysconfig\n"
     "print(sysconfig.get_path('stdlib'))\n"
-    "for line in open('/proc/self/maps'):\n"
-    "    path = line.split()[-1]\n"
-    "    if '.so' in path:\n"
-    "        print(path.rsplit('/', 1)[0])\n"
+    "print(sysconfig.get_path('platstdlib'))\n"
+    "print(sysconfig.get_config_var('DESTSHARED') or '')\n"
 )
 PROBE_BOT = """\
 import errno, json, os, resource, socket
@@ -134,6 +153,13 @@ class Sandbox:
     cgroups: SlotCgroups | None = None
     #: Constants in place of the host's moving ``/proc`` figures (``bots.sandbox.procview``).
     proc_view: ProcView | None = None
+    #: The shared libraries of the base system (the interpreter's and its extension
+    #: modules', the C and C++ runtime), as the loader opens them, and their staged folders.
+    library_paths: tuple[str, ...] = ()
+    libraries: tuple[tuple[str, str], ...] = ()
+    #: Folders inside the mounts hidden from bots, each with an empty folder bound over it:
+    #: (empty folder, target).
+    hidden: tuple[tuple[str, str], ...] = ()
 
     def launcher(
         self,
@@ -155,14 +181,44 @@ class Sandbox:
 
     def runtime_program(self, runtime: Runtime) -> Program:
         """How ``runtime`` runs a bot here: its program by its real path (``/usr/bin/java``
-        is a chain of links the sandbox does not hold), bound beside the row's folders."""
+        is a chain of links the sandbox does not hold), bound beside the row's folders, and
+        the shared libraries they need beside the base system's."""
         program, *args = runtime.run
         if program == SANDBOX_PYTHON:
             program = self.interpreter
         elif not program.startswith("./"):
             program = os.path.realpath(program)
         binds = runtime.binds if program.startswith("./") else (*runtime.binds, program)
-        return Program((program, *args), binds, address_space=runtime.address_space_limit)
+        shown = (*self.mounts, *binds)
+        libraries = _row_libraries(tuple(binds), shown, self.library_paths, self._stage_root)
+        return Program(
+            (program, *args),
+            binds,
+            address_space=runtime.address_space_limit,
+            libraries=libraries or self.libraries,
+            warm=True,
+        )
+
+    @property
+    def _stage_root(self) -> Path:
+        return runtime_dir(self.config.uid_base) / "libraries"
+
+    def readable(self, code_dir: Path, program: Program | None = None) -> tuple[Readable, ...]:
+        """Every host path a bot of ``program`` (``None``: a Python script) from ``code_dir``
+        can read in its sandbox, the folders it hides left out."""
+        hidden = tuple(target for _, target in self.hidden)
+        paths = [
+            Readable(path, tuple(h for h in hidden if h.startswith(path.rstrip("/") + "/")))
+            for path in self.mounts
+        ]
+        libraries = program.libraries if program is not None and program.libraries else ()
+        paths += [Readable(source) for source, _ in libraries or self.libraries]
+        if program is not None:
+            paths += [Readable(path) for path in program.binds if path not in self.mounts]
+        paths.append(Readable(str(code_dir)))
+        if self.proc_view is not None:
+            paths.append(Readable(str(self.proc_view.folder)))
+        return tuple(paths)
 
     def runtime_launcher(
         self, code_dir: Path, runtime: Runtime, limits: SandboxLimits | None = None
@@ -198,6 +254,8 @@ class Sandbox:
             namespaces=namespaces,
             proc_view=self.proc_view,
             program=program,
+            libraries=self.libraries,
+            hidden=self.hidden,
         )
         if self.cgroups is None:
             return argv
@@ -218,7 +276,16 @@ def probe_sandbox(config: SandboxConfig) -> Sandbox:
     if layers["uid"] == "ok":
         # Before any slot is taken: taking one kills whatever runs under its uid.
         layers["uid"] = uid_range_check(config)
-    interpreter, mounts, layers["python"] = _survey_interpreter(config.python)
+    interpreter, mounts, hidden, library_paths, layers["python"] = _survey_interpreter(
+        config.python
+    )
+    stage_root = runtime_dir(config.uid_base) / "libraries"
+    try:
+        libraries = stage_libraries(library_paths, mounts, stage_root) if library_paths else ()
+        hidden_binds = _hide(hidden, stage_root)
+    except OSError as error:
+        libraries, hidden_binds = (), ()
+        layers["python"] = f"the interpreter's shared libraries could not be staged: {error}"
     layers["seccomp"] = _write_filter(config.filter_path, config.seccomp_python)
     layers["namespaces"] = "ok" if shutil.which(config.bwrap) else f"{config.bwrap} not found"
     cgroups, missing = _slot_cgroups(config) if layers["uid"] == "ok" else (None, {})
@@ -231,6 +298,9 @@ def probe_sandbox(config: SandboxConfig) -> Sandbox:
         _root_links(),
         cgroups,
         proc_view_survey(runtime_dir(config.uid_base) / "proc-view"),
+        library_paths,
+        libraries,
+        hidden_binds,
     )
     if layers["uid"] != "ok" or layers["python"] != "ok":
         return sandbox
@@ -371,8 +441,12 @@ def _check_uid_switch(config: SandboxConfig) -> str:
     return "ok"
 
 
-def _survey_interpreter(python: str) -> tuple[str, tuple[str, ...], str]:
-    """The interpreter's real path, the folders it needs to see, and "ok" or a reason."""
+def _survey_interpreter(
+    python: str,
+) -> tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...], str]:
+    """The interpreter's real path, the paths bound whole (it and its standard library),
+    the folders in them to hide, the shared libraries it and its extension modules need
+    with the C and C++ runtime (``bots.sandbox.libraries``), and "ok" or a reason."""
     interpreter = os.path.realpath(python)
     try:
         survey = subprocess.run(
@@ -383,11 +457,46 @@ def _survey_interpreter(python: str) -> tuple[str, tuple[str, ...], str]:
             check=True,
         )
     except (OSError, subprocess.SubprocessError) as error:
-        return interpreter, (), f"the bots' interpreter {python} does not run: {error}"
-    stdlib, *library_dirs = survey.stdout.split()
-    loader_dirs = [d for d in LOADER_DIRS if os.path.isdir(d) and not os.path.islink(d)]
-    mounts = (interpreter, stdlib, *sorted(set(library_dirs)), *loader_dirs)
-    return interpreter, tuple(dict.fromkeys(mounts)), "ok"
+        return interpreter, (), (), (), f"the bots' interpreter {python} does not run: {error}"
+    stdlib, platstdlib, *extension_dirs = survey.stdout.splitlines()
+    folders = tuple(dict.fromkeys(path for path in (stdlib, platstdlib) if path))
+    hidden = tuple(
+        str(path)
+        for folder in folders
+        for pattern in STDLIB_HIDDEN
+        for path in sorted(Path(folder).glob(pattern))
+        if path.is_dir() and not path.is_symlink()
+    )
+    objects = [interpreter]
+    for folder in dict.fromkeys(path for path in extension_dirs if path):
+        objects += shared_objects(folder) if os.path.isdir(folder) else ()
+    library_paths = needed_closure(objects, C_RUNTIME)
+    return interpreter, (interpreter, *folders), hidden, library_paths, "ok"
+
+
+@functools.cache
+def _row_libraries(
+    binds: tuple[str, ...], shown: tuple[str, ...], base: tuple[str, ...], stage_root: Path
+) -> tuple[tuple[str, str], ...]:
+    """The staged library folders of a runtime row: the base system's libraries and those
+    its program and the shared objects in its folders need; empty when it needs none
+    beyond the base system's. Once per process and row (numpy and scipy hold thousands of
+    files to look through)."""
+    objects = [path for path in binds if os.path.isfile(path)]
+    objects += [obj for path in binds if os.path.isdir(path) for obj in shared_objects(path)]
+    needed = needed_closure(objects)
+    if set(needed) <= set(base):
+        return ()
+    return stage_libraries((*base, *needed), shown, stage_root)
+
+
+def _hide(hidden: Sequence[str], stage_root: Path) -> tuple[tuple[str, str], ...]:
+    """``hidden`` folders with the empty folder bound over each."""
+    if not hidden:
+        return ()
+    empty = stage_root / "empty"
+    empty.mkdir(mode=0o755, parents=True, exist_ok=True)
+    return tuple((str(empty), path) for path in hidden)
 
 
 def _root_links() -> tuple[tuple[str, str], ...]:

@@ -281,6 +281,12 @@ def _sandbox_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
     bare, plain, boxed = (
         statistics.median(s[key] for s in startups) for key in ("bare_ms", "plain_ms", "sandbox_ms")
     )
+    console.log("warming what a bot can read")
+    warming = {
+        name: [bot_bench.warming_ms(sandbox, name) for _ in range(runs)]
+        for name in WARMED_RUNTIMES
+        if sandbox.runtimes()[name].available
+    }
     console.log("sandbox round trips")
     rounds = 2000 if quick else 5000
     trips = [bot_bench.sandbox_round_trip_overhead(sandbox, rounds, 1, cpu) for _ in range(runs)]
@@ -329,6 +335,7 @@ def _sandbox_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
             lower_is_better=True,
         ),
         *native_rows,
+        *_warming_rows(warming, boxed),
         Figure(
             "sandbox round trip per decision, pinned",
             statistics.median(t["sandbox_us"] for t in trips),
@@ -382,6 +389,42 @@ def _sandbox_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
         ),
         *_native_series_rows(native_runs, series_matches, length, cores),
     ]
+
+
+#: The runtimes whose warming is measured: the default, and the one that can read the most.
+WARMED_RUNTIMES = ("python", "python-scientific")
+#: Warming, every file already resident, may cost a launch at most this share of the
+#: minimal bot's sandboxed start-up (docs/sandbox.md, "What a seating can leave behind").
+WARMING_TARGET = 0.05
+
+
+def _warming_rows(warming: dict[str, list[dict[str, float]]], start_ms: float) -> list[Figure]:
+    rows = []
+    for name, runs in warming.items():
+        warm, first, mib = (
+            statistics.median(run[key] for run in runs)
+            for key in ("warm_ms", "first_ms", "resident_mib")
+        )
+        rows += [
+            Figure(
+                f"warming what a {name} bot reads ({mib:.0f} MiB), all resident",
+                warm,
+                "ms",
+                start_ms,
+                "sandbox start",
+                target=WARMING_TARGET,
+                lower_is_better=True,
+                target_is_ratio=True,
+            ),
+            Figure(
+                f"warming it at a worker's first {name} launch (map, lock)",
+                first,
+                "ms",
+                start_ms,
+                "sandbox start",
+            ),
+        ]
+    return rows
 
 
 #: The C++ starter's series row's target, as a multiple of the Python bots' series row (issue
