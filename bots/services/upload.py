@@ -35,7 +35,8 @@ def upload_runtime(name: str) -> Runtime:
     try:
         return runtime_named(name)
     except KeyError as error:
-        raise UploadRejected("unknown_runtime", error.args[0], field="runtime") from None
+        # No field: its detail is a message naming the rows, as every upload refusal's is.
+        raise UploadRejected("unknown_runtime", error.args[0]) from None
 
 
 def bot_version_upload(
