@@ -329,3 +329,28 @@ def test_a_bot_without_a_ready_version_has_no_head_to_head(client, db):
     [version] = bot_versions(1)
     BotVersion.objects.filter(pk=version.pk).update(status=BotVersion.Status.PENDING)
     assert "No ready version yet" in text(client.get(f"/bots/{version.bot_id}/"))
+
+
+def test_negative_points_are_written_with_a_minus_sign_never_as_a_dash_and_a_hyphen(
+    client, round_robin
+):
+    DuplicateSet.objects.filter(pairing__tournament=round_robin).update(
+        first_points=-958, second_points=639
+    )
+    match = Match.objects.filter(tournament_match__tournament=round_robin).first()
+    Match.objects.filter(pk=match.pk).update(scores=[639, -958])
+    version = match.seats.get(seat=0).version
+    for path in (f"/bots/{version.bot_id}/", f"/matches/{match.pk}/"):
+        page = text(client.get(path))
+        assert "–-" not in page, path
+        assert "–(\u2212958)" in page or "\u2212958–639" in page, path
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "shown"),
+    [(639, 958, "639–958"), (639, -958, "639–(−958)"), (-12, 40, "−12–40"), (0, 0, "0–0")],
+)
+def test_a_pair_of_scores_reads_for_then_against(first, second, shown):
+    from web.templatetags.baize import against
+
+    assert against(first, second) == shown

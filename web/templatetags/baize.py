@@ -16,6 +16,22 @@ def points(value: float) -> str:
     return "½" if whole == 0 else f"{whole}½"
 
 
+#: The minus sign of a negative score: a hyphen after the dash of a pair would read ``–-``.
+MINUS = "\u2212"
+
+
+@register.filter
+def against(first: int, second: int) -> str:
+    """Two scores, for and against, as ``639–958``; a negative one with a minus sign, and
+    in brackets after the dash: ``639–(−958)``, ``−12–40``."""
+
+    def signed(value: int) -> str:
+        return f"{MINUS}{-value}" if value < 0 else str(value)
+
+    shown = signed(second)
+    return f"{signed(first)}–{f'({shown})' if second < 0 else shown}"
+
+
 @register.filter
 def index(sequence: list, position: int):
     return sequence[position]
