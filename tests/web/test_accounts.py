@@ -148,6 +148,23 @@ def test_a_refused_sign_up_says_why_beside_the_field(client, alice, form, field,
     assert User.objects.count() == 1
 
 
+def described_by_missing(response) -> list[str]:
+    """The ids a field's ``aria-describedby`` names that are no element's id on the page."""
+    page = response.content.decode()
+    ids = set(re.findall(r'\bid="([^"]+)"', page))
+    named = [n for value in re.findall(r'aria-describedby="([^"]*)"', page) for n in value.split()]
+    return [name for name in named if name not in ids]
+
+
+def test_every_field_s_description_is_on_the_page_with_or_without_errors(client, alice):
+    blank = client.get("/accounts/sign-up/")
+    assert 'aria-describedby="id_username_helptext"' in blank.content.decode()
+    refused = client.post("/accounts/sign-up/", {"username": "a b", "password_again": "x"})
+    assert 'aria-invalid="true"' in refused.content.decode()
+    for response in (blank, refused, client.get("/accounts/login/")):
+        assert described_by_missing(response) == []
+
+
 def test_sign_ins_on_the_page_count_against_the_api_s_token_limit(client, alice, limited):
     limited("token", "2/hour")
     assert sign_in(client, "alice", "wrong").status_code == 200
