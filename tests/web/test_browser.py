@@ -9,6 +9,7 @@ import pytest
 
 from bots.services.bots import builtin_bots_sync
 from matches.models import Match
+from matches.services import match_create, match_seats_create
 from tests.web.browser import PHONE, contrast_failures, overflows_sideways, screenshot
 from tests.web.factories import (
     bot_versions,
@@ -207,6 +208,9 @@ def site():
     Match.objects.filter(pk=match_id).update(status=Match.Status.RUNNING)
     finished = Match.objects.filter(tournament_match__tournament=round_robin).first()
     bot = round_robin.entrants.order_by("position").first().version.bot
+    spades = match_create(game_id="spades", seed=3, options={"max_hands": 2})
+    match_seats_create(match=spades, versions=bot_versions(2, game_id="spades", prefix="sp"))
+    match_play_here(spades.pk)
     return {
         "home": "/",
         "tournaments": "/tournaments/",
@@ -217,6 +221,7 @@ def site():
         "bot": f"/bots/{bot.pk}/",
         "match-replay": f"/matches/{finished.pk}/#step=12",
         "match-running": f"/matches/{match_id}/#step=7",
+        "match-spades": f"/matches/{spades.pk}/#step=3",
     }
 
 
@@ -225,6 +230,9 @@ def test_every_page_reads_well_at_desktop_and_phone_width(page, live_server, sit
         page.goto(live_server.url + path)
         if name.startswith("match"):
             at_step(page, int(re.search(r"step=(\d+)", path).group(1)))
+            # One "Hand" per seat; the centre's zones are headed by what they are about.
+            headings = page.locator("#table h3").all_inner_texts()
+            assert [h.lower() for h in headings].count("hand") == 2, (name, headings)
         assert page.locator("h1").count() == 1, name
         assert not contrast_failures(page), (name, contrast_failures(page))
         phone = screenshot(page, name)

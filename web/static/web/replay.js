@@ -160,10 +160,10 @@
     },
     spades: {
       centre: function (view) {
-        var note = view.phase === "draw" ? view.draws_left + " draws left" : (view.spades_broken ? "Spades broken" : "Spades not broken yet");
-        var parts = [trickZone(view)];
-        parts.push(zone("info", "Hand", null, note));
-        return parts;
+        // Each seat's panel has its "Hand": the centre's note is headed by what it is about.
+        if (view.phase === "draw") return [trickZone(view), zone("info", "Selection", null, view.draws_left + " draws left")];
+        var note = view.spades_broken ? "broken: they may be led" : "not broken yet";
+        return [trickZone(view), zone("info", "Spades", null, note)];
       },
       seat: function (view, seat) {
         var bid = (view.bids || [null, null])[seat];
