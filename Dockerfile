@@ -7,15 +7,15 @@ FROM python:3.11-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 # The sandbox's layers (manage.py sandbox): bubblewrap for the namespaces, util-linux for
 # setpriv and prlimit, Debian's own /usr/bin/python3, which the bots run with, and its
-# binding of libseccomp, which builds the seccomp filter (bots/sandbox/seccomp.py), and the C
+# binding of libseccomp, which builds the seccomp filter (arena/sandbox/seccomp.py), and the C
 # library's headers for native builds. Then the toolchains of the bot runtimes, as the
-# runtimes table's rows name them (bots/runtimes.py prints them). The JDK's scripts expect
+# runtimes table's rows name them (arena/runtimes.py prints them). The JDK's scripts expect
 # man folders the slim image leaves out.
-COPY bots/__init__.py bots/runtimes.py /tmp/table/bots/
+COPY bots/__init__.py arena/runtimes.py /tmp/table/bots/
 RUN mkdir -p /usr/share/man/man1 \
     && apt-get update \
     && apt-get install -y --no-install-recommends bubblewrap util-linux python3 \
-        python3-seccomp libc6-dev $(cd /tmp/table && python3 -m bots.runtimes) \
+        python3-seccomp libc6-dev $(cd /tmp/table && python3 -m arena.runtimes) \
     && rm -rf /var/lib/apt/lists/* /tmp/table
 WORKDIR /app
 COPY pyproject.toml README.md ./

@@ -55,9 +55,9 @@ sandbox-deps: runtime-deps
 		|| ($(call apt_install,bubblewrap util-linux python3 python3-seccomp gcc libc6-dev))
 
 # The toolchains of the bot runtimes, all Debian packages, as the runtimes table's rows name
-# them (bots/runtimes.py, the one statement): a row whose toolchain is missing is reported
+# them (arena/runtimes.py, the one statement): a row whose toolchain is missing is reported
 # unavailable by the probe, and its uploads are refused.
-RUNTIME_PACKAGES = $(shell $(PYTHON) -m bots.runtimes)
+RUNTIME_PACKAGES = $(shell $(PYTHON) -m arena.runtimes)
 runtime-deps:
 	@missing="$$(dpkg-query -W -f='$${Status}\n' $(RUNTIME_PACKAGES) 2>&1 | grep -v '^install ok installed$$')"; \
 		test -z "$$missing" || ($(call apt_install,$(RUNTIME_PACKAGES)))

@@ -23,14 +23,14 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from arena.bot_code import read_code_folder, zip_code
+from arena.runtimes import DEFAULT_RUNTIME
 from errors import DomainError, NotFound
 from games.rules import GAMES
 
 from . import selectors
-from .bot_code import read_code_folder, zip_code
 from .models import Bot, BotVersion
 from .permissions import can_change_bot, can_see_private
-from .runtimes import DEFAULT_RUNTIME
 from .serializers import (
     AccountSerializer,
     BotInputSerializer,

@@ -36,17 +36,17 @@ class BotVersion(models.Model):
 
     bot = models.ForeignKey(Bot, on_delete=models.PROTECT, related_name="versions")
     number = models.PositiveIntegerField()
-    #: Name of a program under ``bots/builtin/`` for built-in bots; empty for uploads.
+    #: Name of a program under ``arena/builtin/`` for built-in bots; empty for uploads.
     builtin = models.CharField(max_length=64, blank=True)
     content_hash = models.CharField(max_length=64)
-    #: The row of the runtimes table it is written for (``bots.runtimes``); what runs it.
+    #: The row of the runtimes table it is written for (``arena.runtimes``); what runs it.
     runtime = models.CharField(max_length=32, default="python")
     #: What the runtime's toolchain said of its version when the version was built or
     #: checked, one line per tool: with the runtime, what a match is reproducible to.
     toolchain = models.TextField(blank=True)
     #: The content hash of the built files it plays, for a runtime that builds; "" if none.
     build_hash = models.CharField(max_length=64, blank=True)
-    #: The sources' and toolchain's hash the build is stored under (``bots.builds``): the
+    #: The sources' and toolchain's hash the build is stored under (``arena.builds``): the
     #: same sources built by the same toolchain are never built again.
     build_key = models.CharField(max_length=64, blank=True, db_index=True)
     #: The build's output (bounded), compiler messages included; its owner and staff only.
@@ -87,7 +87,7 @@ class BotVersion(models.Model):
 class CodeBlob(models.Model):
     """The code of uploaded versions, once per content hash, where every worker can read it.
 
-    ``data`` is the canonical zip of the files (``bots.bot_code.zip_code``); a worker unpacks it
+    ``data`` is the canonical zip of the files (``arena.bot_code.zip_code``); a worker unpacks it
     into its local cache (``bots.services.code_cache``) and checks the hash before any bot runs it.
     Used unless ``BAIZE_CODE_STORAGE`` names a storage of ``STORAGES`` instead.
     """

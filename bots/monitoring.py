@@ -21,6 +21,7 @@ from django.conf import settings
 from django.db import connection
 from prometheus_client.core import GaugeMetricFamily, Metric
 
+from arena.runtimes import RUNTIMES
 from monitoring import heartbeat, metrics
 from monitoring.exposition import scrape_collector_add
 
@@ -33,7 +34,6 @@ from .queues import (
     PRIORITY_STEPS,
     SANDBOXED_QUEUE,
 )
-from .runtimes import RUNTIMES
 
 logger = logging.getLogger(__name__)
 

@@ -6,8 +6,9 @@ from typing import Any
 
 from django.db.models import OuterRef, QuerySet, Subquery
 
+from arena.runtimes import RUNTIMES
+
 from .models import Bot, BotVersion
-from .runtimes import RUNTIMES
 from .services.launch import current_sandbox
 from .services.upload import upload_limits
 

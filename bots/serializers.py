@@ -6,8 +6,9 @@ from typing import Any
 
 from rest_framework import serializers
 
+from arena.runtimes import DEFAULT_RUNTIME
+
 from .models import Bot, BotVersion
-from .runtimes import DEFAULT_RUNTIME
 
 #: The longest description a bot may have, in characters.
 MAX_DESCRIPTION = 2000

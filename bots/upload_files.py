@@ -12,8 +12,9 @@ from django.core.files.uploadedfile import InMemoryUploadedFile, UploadedFile
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
 from django.http import HttpRequest
 
-from .bot_code import UploadRejected
-from .runtimes import RUNTIMES
+from arena.bot_code import UploadRejected
+from arena.runtimes import RUNTIMES
+
 from .services.upload import upload_limits
 
 #: Room for the multipart envelope around the file itself.

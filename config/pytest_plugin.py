@@ -68,6 +68,6 @@ os.environ.setdefault("BAIZE_CACHE", "locmem")  # in-process tests: query counts
 
 def pytest_sessionfinish(session, exitstatus):
     """The run's slot cgroups go with it: each run has its own uid base, so its own folder."""
-    from bots.sandbox.cgroups import slot_cgroups_remove
+    from arena.sandbox.cgroups import slot_cgroups_remove
 
     slot_cgroups_remove(int(os.environ["BAIZE_SANDBOX_UID_BASE"]))

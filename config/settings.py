@@ -371,7 +371,7 @@ if BAIZE_SANDBOX_UID_BASE + BAIZE_SANDBOX_SLOTS - 1 > _LARGEST_UID:
         f"BAIZE_SANDBOX_UID_BASE + BAIZE_SANDBOX_SLOTS must stay within Linux's uids "
         f"(up to {_LARGEST_UID + 1}), got {BAIZE_SANDBOX_UID_BASE} + {BAIZE_SANDBOX_SLOTS}"
     )
-#: Defaults of bots.sandbox.SandboxLimits; a tournament may override each.
+#: Defaults of arena.sandbox.SandboxLimits; a tournament may override each.
 BAIZE_SANDBOX_LIMITS = {
     "memory_bytes": env_int("BAIZE_SANDBOX_MEMORY_MB", 512, minimum=64) << 20,
     "cpu_seconds": env_int("BAIZE_SANDBOX_CPU_SECONDS", 60, minimum=1),
@@ -380,7 +380,7 @@ BAIZE_SANDBOX_LIMITS = {
     "open_files": env_int("BAIZE_SANDBOX_OPEN_FILES", 64, minimum=16),
     "tmp_bytes": env_int("BAIZE_SANDBOX_TMP_MB", 16, minimum=1) << 20,
 }
-#: Limits of a version's build at upload (bots.builds.BuildLimits), for the runtimes that build.
+#: Limits of a version's build at upload (arena.builds.BuildLimits), for the runtimes that build.
 BAIZE_BUILD_LIMITS = {
     "cpu_seconds": env_int("BAIZE_BUILD_CPU_SECONDS", 120, minimum=5),
     "memory_bytes": env_int("BAIZE_BUILD_MEMORY_MB", 2048, minimum=256) << 20,

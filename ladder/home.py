@@ -5,7 +5,7 @@ A set is one deal played twice with the seats swapped (``tournaments.duplicate``
 ``k`` deals from seed ``first_seed + k - 1``, first with the first bot in seat 0, then with
 the seats swapped, and its result is ``set_result``'s, read from the first bot's side (the
 challenger's, the candidate's). They are played by the function a worker plays them with
-(``bots.set_player``): runs of up to ``series_length`` sets, the run's first seatings one
+(``arena.set_player``): runs of up to ``series_length`` sets, the run's first seatings one
 series, its processes ended, then its second seatings a fresh one. The sets' record gives
 the score with its 95% Wilson interval (``tournaments.sprt.score_interval``), and a version
 test stops as soon as the server's sequential test (``tournaments.sprt.sprt_state``)
@@ -19,8 +19,8 @@ from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
-from bots.referee import Limits, MatchResult, Player
-from bots.set_player import PlannedMatch, Seating, duplicate_sets, seated, sets_play
+from arena.referee import Limits, MatchResult, Player
+from arena.set_player import PlannedMatch, Seating, duplicate_sets, seated, sets_play
 from games.rules import Game
 from tournaments.duplicate import SetMatch, SetOutcome, SetResult, set_result
 from tournaments.sprt import (
@@ -125,7 +125,7 @@ def _sets(
     series_length: int,
     cpu: int | None,
 ) -> Iterator[HomeSet]:
-    """The sets, each once both its matches are played (``bots.set_player``: a run's first
+    """The sets, each once both its matches are played (``arena.set_player``: a run's first
     seatings, then its second ones); closing the generator ends the series under way."""
     first_matches: dict[int, MatchResult] = {}
     played = sets_play(

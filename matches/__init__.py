@@ -3,7 +3,7 @@
 - ``models``: the match, its append-only event log, its seats and their stderr.
 - ``services``: the one writer of match rows: create, claim, renew, append, finish, fail,
   recover a dead worker's match, create a replacement.
-- ``play``: playing a claimed match through the referee (``bots.referee``) into its log.
+- ``play``: playing a claimed match through the referee (``arena.referee``) into its log.
 - ``selectors``: reads: the log, its replay, a viewer's view of it.
 - ``redaction`` (pure) and ``visibility``: what each viewer sees (``docs/visibility.md``).
 - ``api``, ``serializers``, ``urls``, ``admin``: the match API and admin pages.

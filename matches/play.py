@@ -1,7 +1,7 @@
 """Playing a match: claim it, run its bots through the referee, log it as it goes.
 
 Every write of the match's row goes through ``matches.services``; this module only ties
-the referee (``bots.referee``) and the bots' launchers to them.
+the referee (``arena.referee``) and the bots' launchers to them.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from typing import Any
 
 from django.conf import settings
 
-from bots.referee import Limits, MatchResult, referee_match
-from bots.runner import BotLauncher
+from arena.referee import Limits, MatchResult, referee_match
+from arena.runner import BotLauncher
+from arena.set_player import MatchReferee, PlannedMatch, Seating, sets_play
 from bots.services.launch import (
     launcher_for,
     match_cpu,
@@ -25,7 +26,6 @@ from bots.services.launch import (
     version_code_prepare,
     version_toolchain,
 )
-from bots.set_player import MatchReferee, PlannedMatch, Seating, sets_play
 from games.events import canonical_json
 from games.rules import Game, get_game
 
@@ -110,7 +110,7 @@ def matches_play_as_sets(
     playing: Callable[[int], bool] = lambda match_id: True,
 ) -> Iterator[int]:
     """Play a task's matches, the sets of one pairing (``tournaments.series``), as
-    ``match_play`` plays one, through the set player (``bots.set_player``): runs of whole
+    ``match_play`` plays one, through the set player (``arena.set_player``): runs of whole
     sets, each run's first seatings one series, its processes ended, then its second
     seatings a fresh one. Yields each match id once it is done with, in the order played.
 
@@ -138,7 +138,7 @@ def matches_play_as_sets(
 
 class _StoredTable:
     """The set player's table on a worker: each match claimed, logged and stored
-    (``matches.services``), its built-in bots seeded as a series' (``bots/builtin/main.py``:
+    (``matches.services``), its built-in bots seeded as a series' (``arena/builtin/main.py``:
     match N of a series plays with its first match's seed + N - 1)."""
 
     def __init__(self, limits: MatchLimits, playing: Callable[[int], bool]) -> None:

@@ -27,8 +27,8 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import Exists, QuerySet
 from django.utils import timezone
 
+from arena.text import storable_text
 from bots.models import BotVersion
-from bots.text import storable_text
 from games.events import (
     GENESIS_HASH,
     EventConflict,
@@ -228,7 +228,7 @@ def _result_fields(result: Mapping[str, Any]) -> dict[str, Any]:
 def seat_stderr_store(*, match: Match, stderr: Sequence[str]) -> None:
     """Keep what each seat's bot wrote to stderr (``stderr[seat]``), for its owner and staff.
 
-    The text is the bot's: stored as ``bots.text.storable_text`` makes it (a NUL as ``\\x00``,
+    The text is the bot's: stored as ``arena.text.storable_text`` makes it (a NUL as ``\\x00``,
     a lone surrogate as ``\\udc80``), which every database takes. Never raises: it is called
     once the match's result is committed, and its caller goes on to settle the set. If the
     two seats cannot be stored together, each is stored on its own, so that one seat's

@@ -21,12 +21,12 @@ from pathlib import Path
 from time import perf_counter, perf_counter_ns
 from typing import Any
 
-from bots.bot_code import store_code
-from bots.builds import BuildLimits, build_in_sandbox
-from bots.builtin.strategies import load as load_strategy
-from bots.protocol import decide_message, encode, start_message
-from bots.referee import Limits, MatchResult, Player, StrategyPlayer, referee_match
-from bots.runner import (
+from arena.bot_code import store_code
+from arena.builds import BuildLimits, build_in_sandbox
+from arena.builtin.strategies import load as load_strategy
+from arena.protocol import decide_message, encode, start_message
+from arena.referee import Limits, MatchResult, Player, StrategyPlayer, referee_match
+from arena.runner import (
     BUILTIN_DIR,
     BotLauncher,
     BotProcess,
@@ -34,12 +34,12 @@ from bots.runner import (
     LaunchSpec,
     pinned_to_cpu,
 )
-from bots.runtimes import runtime_named
-from bots.sandbox import Sandbox
-from bots.sandbox.reach import reachable_code_dir
-from bots.sandbox.resident import ResidentFiles
-from bots.series import Series
-from bots.set_player import PlannedMatch, Seating, duplicate_sets, sets_play
+from arena.runtimes import runtime_named
+from arena.sandbox import Sandbox
+from arena.sandbox.reach import reachable_code_dir
+from arena.sandbox.resident import ResidentFiles
+from arena.series import Series
+from arena.set_player import PlannedMatch, Seating, duplicate_sets, sets_play
 from games.rules import get_game
 
 #: The trivial bot of the round-trip figures: it echoes whatever it reads.
@@ -283,7 +283,7 @@ def minimal_bot_startup_ms(
 
 def warming_ms(sandbox: Sandbox, runtime: str = "python", runs: int = 201) -> dict[str, float]:
     """What making every file a bot of ``runtime`` can read resident costs its launch
-    (``bots.sandbox.resident``, called by ``SandboxLauncher.launch_spec``): the first launch
+    (``arena.sandbox.resident``, called by ``SandboxLauncher.launch_spec``): the first launch
     of a worker process (each file mapped, read in where it is not cached, and locked), then
     each later one (every file resident and locked: a ``stat`` of each folder), median of
     ``runs``; and how much stays resident (MiB)."""
@@ -304,7 +304,7 @@ def warming_ms(sandbox: Sandbox, runtime: str = "python", runs: int = 201) -> di
     }
 
 
-#: The C++ starter kit, built and played as an upload of it is (``bots.runtimes``' ``cpp`` row).
+#: The C++ starter kit, built and played as an upload of it is (``arena.runtimes``' ``cpp`` row).
 CPP_STARTER = Path(__file__).resolve().parents[1] / "examples" / "starters" / "cpp" / "bot.cpp"
 
 
@@ -400,7 +400,7 @@ def _sets_on_cpu(
     bots: MatchBots, sandbox: Sandbox | None, cpu: int, seeds: range, length: int
 ) -> int:
     """Each deal of ``seeds`` from both seats, as a worker plays a pairing's sets
-    (``bots.set_player``): runs of ``length`` sets, the run's first seatings one series,
+    (``arena.set_player``): runs of ``length`` sets, the run's first seatings one series,
     its processes ended, then its second seatings a fresh series."""
     game = get_game("snag")
     played = sets_play(

@@ -8,8 +8,8 @@ from typing import Any
 
 from django.db import connection, transaction
 
-from bots.referee import Limits, referee_match
-from bots.runner import pinned_to_cpu
+from arena.referee import Limits, referee_match
+from arena.runner import pinned_to_cpu
 from games.events import canonical_json
 from games.rules import get_game
 from matches import services

@@ -24,8 +24,8 @@ import statistics
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from bots.builtin.strategies import load
-from bots.referee import Limits, StrategyPlayer, referee_match
+from arena.builtin.strategies import load
+from arena.referee import Limits, StrategyPlayer, referee_match
 from games.rules import get_game
 from tournaments.duplicate import SetMatch, SetOutcome, set_result
 from tournaments.ratings.maths import PRIOR, Skill, skills_after_set

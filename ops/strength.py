@@ -12,8 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bots.builtin.strategies import load
-from bots.referee import Limits, Player, StrategyPlayer, referee_match
+from arena.builtin.strategies import load
+from arena.referee import Limits, Player, StrategyPlayer, referee_match
 from games.confidence import Z_95, wilson_interval
 from games.events import ResultReason
 from games.rules import get_game
@@ -68,7 +68,7 @@ def duel(
     """The named ``contender`` against ``opponent`` over ``sets`` duplicate sets.
 
     Each is ``(name, player_for)``: ``player_for(seed)`` gives a fresh player for one match,
-    a strategy in this process or a bot process (``bots.runner``) alike.
+    a strategy in this process or a bot process (``arena.runner``) alike.
     """
     game = get_game(game_id)
     (name, contender_for), (opponent_name, opponent_for) = contender, opponent

@@ -1,7 +1,8 @@
 """The layers point one way: ops -> config -> web -> ladder -> tournaments -> matches -> bots
--> monitoring -> games. On top, ``ops`` holds the tooling (benchmarks, simulations, the demo),
-which no layer below imports; ``monitoring`` (metrics, health, heartbeats) knows no domain,
-and every layer above records through it.
+-> monitoring -> arena -> games. On top, ``ops`` holds the tooling (benchmarks, simulations,
+the demo), which no layer below imports; ``monitoring`` (metrics, health, heartbeats) knows
+no domain, and every layer above records through it; ``arena`` runs programs under a
+referee (runner, sandbox, series, the set player) and imports no Django and no app.
 
 Beneath them all, ``errors`` holds the refusals every layer raises. Each app's rows have one
 writer, its services (bots' and tournaments' a package), and no module reaches another by a name
@@ -18,7 +19,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ["games", "monitoring", "bots", "matches", "tournaments", "ladder", "web", "config", "ops"]
+LAYERS = [
+    "games",
+    "arena",
+    "monitoring",
+    "bots",
+    "matches",
+    "tournaments",
+    "ladder",
+    "web",
+    "config",
+    "ops",
+]
 PROJECT = set(LAYERS)
 #: Every package of the project's own code (the examples are bots, not Baize).
 PACKAGES = ["errors", *LAYERS]
@@ -55,7 +67,7 @@ STDLIB_NAMES_KEPT = {
 LOADERS = {"import_module", "__import__", "find_spec", "spec_from_file_location"}
 #: The one module that loads modules by a computed name, and why it may.
 LOADS_BY_NAME = {
-    "bots/builtin/strategies/__init__.py": "a strategy of its own package, by the bot's name",
+    "arena/builtin/strategies/__init__.py": "a strategy of its own package, by the bot's name",
 }
 
 
@@ -316,21 +328,12 @@ def test_the_per_app_write_check_refuses_an_outsider_and_lets_the_writers_be(tmp
 #: The bots app's Django-free core, as ``games/rules`` is: it runs a bot and referees its
 #: matches, and knows nothing of rows, settings or tasks (the settings reach it as arguments,
 #: from ``bots.services.launch``). Modules, or packages ending in "/".
-BOTS_CORE = [
-    "bots/runner.py",
-    "bots/referee.py",
-    "bots/protocol.py",
-    "bots/series.py",
-    "bots/runtimes.py",
-    "bots/builds.py",
-    "bots/bot_code.py",
-    "bots/text.py",
-]
-BOTS_CORE_PACKAGES = ["bots/sandbox/"]
-#: What the core may import of the project besides itself: the rules, the event log and the
-#: refusals every layer raises.
-BOTS_CORE_MAY_IMPORT = ("games.rules", "games.events", "errors")
-#: The frameworks the core stays out of.
+#: The arena: every module of the package, Django-free.
+ARENA = "arena"
+#: What the arena may import of the project besides itself: the rules, the event log and its
+#: fold, and the refusals every layer raises.
+ARENA_MAY_IMPORT = ("games.rules", "games.events", "games.replay", "errors")
+#: The frameworks the arena stays out of.
 FRAMEWORKS = {"django", "celery", "rest_framework", "drf_spectacular"}
 
 
@@ -357,58 +360,55 @@ def imported_modules_resolved(path: Path, root: Path = ROOT) -> set[str]:
     return names
 
 
-def bots_core_files(root: Path = ROOT) -> list[Path]:
-    return [root / module for module in BOTS_CORE] + [
-        path for package in BOTS_CORE_PACKAGES for path in sorted((root / package).rglob("*.py"))
-    ]
+def arena_files(root: Path = ROOT) -> list[Path]:
+    return sorted((root / ARENA).rglob("*.py"))
 
 
-def bots_core_offences(files: list[Path], root: Path = ROOT) -> set[str]:
-    """The imports of ``files`` that leave the core: a framework, or a module of the project
-    that is neither in the core nor one it may import (bots' models, services, tasks...)."""
-    core = tuple(module_name(path) for path in bots_core_files())
-    allowed = (*core, *BOTS_CORE_MAY_IMPORT)
+def arena_offences(files: list[Path], root: Path = ROOT) -> set[str]:
+    """The imports of ``files`` that leave the arena: a framework, or a module of the project
+    that is neither in the arena nor one it may import (an app's models, services...)."""
+    allowed = (ARENA, *ARENA_MAY_IMPORT)
     offending = set()
     for path in files:
         for name in imported_modules_resolved(path, root):
             top = name.split(".")[0]
-            # ``from . import x`` in bots/ names the package ``bots`` itself: harmless.
-            inside = name in {"bots", *allowed} or name.startswith(tuple(f"{m}." for m in allowed))
+            inside = name in allowed or name.startswith(tuple(f"{m}." for m in allowed))
             if top in FRAMEWORKS or (top in PACKAGES and not inside):
                 offending.add(f"{path.relative_to(root)}: {name}")
     return offending
 
 
-def test_the_bots_core_imports_no_django_and_none_of_bots_django_modules():
-    files = bots_core_files()
-    assert all(path.is_file() for path in files) and len(files) > len(BOTS_CORE)
-    assert bots_core_offences(files) == set()
+def test_the_arena_imports_no_django_and_no_app():
+    files = arena_files()
+    assert len(files) > 20
+    assert arena_offences(files) == set()
 
 
-def test_the_bots_core_check_sees_django_and_bots_django_modules(tmp_path):
-    """The core check itself: a lazy settings import, a relative import of bots' models or
-    services from inside the sandbox package, each is refused; the core's own are not."""
-    folder = tmp_path / "bots" / "sandbox"
+def test_the_arena_check_sees_django_and_an_apps_modules(tmp_path):
+    """The check itself: a lazy settings import, an app's models or services, each refused;
+    the arena's own modules and the rules are not."""
+    folder = tmp_path / "arena" / "sandbox"
     folder.mkdir(parents=True)
     outsider = folder / "outsider.py"
     outsider.write_text(
         "from ..runner import LaunchSpec\n"
         "from .slots import acquire_slot\n"
         "from games.rules import Game\n"
-        "from ..models import BotVersion\n"
-        "from ..services.launch import sandbox_config\n"
-        "from .. import tasks\n"
+        "from bots.models import BotVersion\n"
+        "from bots.services.launch import sandbox_config\n"
+        "from matches import services\n"
         "def limits():\n"
         "    from django.conf import settings\n"
     )
-    assert bots_core_offences([outsider], tmp_path) == {
-        "bots/sandbox/outsider.py: bots.models",
-        "bots/sandbox/outsider.py: bots.models.BotVersion",
-        "bots/sandbox/outsider.py: bots.services.launch",
-        "bots/sandbox/outsider.py: bots.services.launch.sandbox_config",
-        "bots/sandbox/outsider.py: bots.tasks",
-        "bots/sandbox/outsider.py: django.conf",
-        "bots/sandbox/outsider.py: django.conf.settings",
+    assert arena_offences([outsider], tmp_path) == {
+        "arena/sandbox/outsider.py: bots.models",
+        "arena/sandbox/outsider.py: bots.models.BotVersion",
+        "arena/sandbox/outsider.py: bots.services.launch",
+        "arena/sandbox/outsider.py: bots.services.launch.sandbox_config",
+        "arena/sandbox/outsider.py: matches",
+        "arena/sandbox/outsider.py: matches.services",
+        "arena/sandbox/outsider.py: django.conf",
+        "arena/sandbox/outsider.py: django.conf.settings",
     }
 
 

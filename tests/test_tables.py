@@ -1,8 +1,8 @@
 """Each table is the only statement of what it holds: a second statement elsewhere fails
 here, as a write from outside its writers fails the layers' test.
 
-- The runtimes table (``bots/runtimes.py``): the Debian packages of each row are read from
-  it by the Makefile and the worker image (``python3 -m bots.runtimes``), and a bot's files
+- The runtimes table (``arena/runtimes.py``): the Debian packages of each row are read from
+  it by the Makefile and the worker image (``python3 -m arena.runtimes``), and a bot's files
   are matched to a row by the row's own ``requires`` and ``single_files``.
 - The bounds of what authors and organisers may ask for: the challenge and version-test
   inputs read them from the services that enforce them, and the sequential test's rule
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bots.runtimes import RUNTIMES, debian_packages, runtime_of_files
+from arena.runtimes import RUNTIMES, debian_packages, runtime_of_files
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The files that install what the project needs from Debian.
@@ -40,9 +40,9 @@ def test_no_installer_names_a_runtime_package_itself(installer):
     code = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
 
     assert stated_packages(code, packages) == set(), (
-        f"{installer} names runtime packages itself; read them from bots/runtimes.py"
+        f"{installer} names runtime packages itself; read them from arena/runtimes.py"
     )
-    assert "-m bots.runtimes" in code
+    assert "-m arena.runtimes" in code
 
 
 def test_the_package_check_sees_a_second_statement():

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bots.sandbox.launcher import sandbox_overrides_check as sandbox_limits_check
+from arena.sandbox.launcher import sandbox_overrides_check as sandbox_limits_check
 from errors import DomainError
 from games.rules import get_game
 

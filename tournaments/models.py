@@ -29,7 +29,7 @@ def default_time_bank() -> float:
 
 
 TIME_BANK_HELP = "Seconds of overtime per bot and match beyond the decision limit."
-#: Keys are ``bots.sandbox.SandboxLimits`` fields, checked against ``LIMIT_OVERRIDE_RANGES``.
+#: Keys are ``arena.sandbox.SandboxLimits`` fields, checked against ``LIMIT_OVERRIDE_RANGES``.
 SANDBOX_OVERRIDES_HELP = 'Sandbox limits other than the settings, e.g. {"cpu_seconds": 30}.'
 
 

@@ -4,7 +4,7 @@ A task's matches are those of one pairing, in set order, each set's two matches 
 seats swapped: the *twins*) next to each other, so one task plays both seatings of a set
 one after the other and they never overlap in time (the claim refuses a match whose twin is
 running elsewhere: ``matches.services``). The task plays them under the sealing rule
-(``matches.play.matches_play_as_sets``, through ``bots.set_player``): the first seatings of
+(``matches.play.matches_play_as_sets``, through ``arena.set_player``): the first seatings of
 its sets as one series (one bot process per seat where the bots allow it), those processes
 ended, then the second seatings as a fresh series, so every process that saw a deal is
 gone before its twin is played.

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.runtimes import DEFAULT_RUNTIME, RUNTIMES, Runtime
 from bots import selectors as bot_selectors
 from bots.models import Bot, BotVersion
-from bots.runtimes import DEFAULT_RUNTIME, RUNTIMES, Runtime
 from errors import NotFound
 from ladder import selectors as ladder_selectors
 from ladder.services import CHALLENGE_SETS

@@ -24,9 +24,9 @@ from django.shortcuts import get_object_or_404, redirect, render, resolve_url
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 
+from arena.runtimes import DEFAULT_RUNTIME
 from bots.models import Bot, BotVersion
 from bots.permissions import can_change_bot
-from bots.runtimes import DEFAULT_RUNTIME
 from bots.services.accounts import user_sign_up
 from bots.services.upload import bot_version_upload
 from bots.upload_files import CappedMemoryUpload, upload_capped, upload_file

@@ -8,12 +8,12 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
+from arena.runner import BUILTIN_DIR
+from arena.text import storable_text
 from errors import InvalidFields
 from games.rules import get_game
 
 from ..models import Bot, BotVersion
-from ..runner import BUILTIN_DIR
-from ..text import storable_text
 
 #: Built-in bots of every game, by bot name: the strategy each runs.
 BUILTIN_STRATEGIES: dict[str, str] = {"random": "random", "heuristic": "{game}_heuristic"}
@@ -84,7 +84,7 @@ def builtin_bot_version(
     *, game_id: str, name: str, strategy: str, description: str = ""
 ) -> BotVersion:
     """The current version of the built-in bot ``name`` of ``game_id`` that plays ``strategy``
-    (``bots/builtin/strategies``): the bot created if there is none, a version if its code
+    (``arena/builtin/strategies``): the bot created if there is none, a version if its code
     changed. ``builtin_bots_sync`` keeps the game's own; the benches name more of them."""
     bot, _ = Bot.objects.get_or_create(
         game=game_id, name=name, defaults={"description": description}

@@ -1,6 +1,6 @@
-"""Building a version at its check, for a runtime that builds (``bots.runtimes``).
+"""Building a version at its check, for a runtime that builds (``arena.runtimes``).
 
-The build runs once per sources and toolchain (``bots.builds.build_key``): a version whose
+The build runs once per sources and toolchain (``arena.builds.build_key``): a version whose
 key was built before plays that build, on every worker, without building again. The built
 files go to the same content-addressed store as uploaded code; the version records their
 hash, the key, the build's log and the toolchain. A failed build rejects the version with
@@ -12,9 +12,10 @@ from __future__ import annotations
 from django.db.models import Q
 from django.utils import timezone
 
-from ..builds import build_in_sandbox, build_key
+from arena.builds import build_in_sandbox, build_key
+from arena.text import storable_text
+
 from ..models import BotVersion
-from ..text import storable_text
 from .code_cache import code_cache_put, code_publish
 from .launch import build_limits, safe_sandbox, version_runtime_status, version_sources_dir
 

@@ -4,7 +4,7 @@ A new upload is ``pending`` until its check (queued by ``bots.services.upload``)
 check, inside the sandbox, plays what the version's first ladder pairing would:
 ``BAIZE_LADDER_SETS_PER_PAIRING`` duplicate sets against a built-in bot of the game's ladder
 drawn at random, on fresh secret seeds, with the ladder's options and limits, played by the
-function that plays the ladder's sets (``bots.set_player``): the sets' first seatings are one
+function that plays the ladder's sets (``arena.set_player``): the sets' first seatings are one
 series (the version in seat 0, one process for all its matches if its first ``ready`` says it
 plays series), its processes ended, then the second seatings, on the same deals, a fresh
 series with the version in seat 1; the same limits, wall cap and CPU pin. Nothing in a match
@@ -29,16 +29,16 @@ from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.utils import timezone
 
+from arena.referee import Limits, MatchResult
+from arena.runner import BotLauncher, BuiltinLauncher
+from arena.sandbox import SandboxUnsafe
+from arena.set_player import PlannedMatch, Seating, duplicate_sets, sets_play
+from arena.text import storable_text
 from games.rules import Game, get_game
 from games.rules.decks import MAX_SEED
 
 from ..models import BotVersion
-from ..referee import Limits, MatchResult
-from ..runner import BotLauncher, BuiltinLauncher
-from ..sandbox import SandboxUnsafe
 from ..selectors import current_versions
-from ..set_player import PlannedMatch, Seating, duplicate_sets, sets_play
-from ..text import storable_text
 from .bots import builtin_strategy_names
 from .build import version_build
 from .code_cache import CodeUnavailable
@@ -56,7 +56,7 @@ _draw: random.Random = secrets.SystemRandom()
 class CheckPlan:
     """What a check plays: ``len(seeds)`` duplicate sets against the built-in ``opponent``."""
 
-    #: The strategy of the built-in opponent (``bots/builtin/strategies``).
+    #: The strategy of the built-in opponent (``arena/builtin/strategies``).
     opponent: str
     #: One deal seed per set, each played from both seats.
     seeds: tuple[int, ...]
@@ -139,7 +139,7 @@ def check_verdict_store(*, version_id: int, check: SmokeCheck) -> BotVersion:
     """Record ``check``'s verdict on the pending version: ready, or rejected with its problem.
 
     Its log and reason hold the bot's stderr, and so are stored as every database takes
-    them (``bots.text.storable_text``: a NUL as ``\\x00``). Conditional: of two deliveries
+    them (``arena.text.storable_text``: a NUL as ``\\x00``). Conditional: of two deliveries
     of the check, the first verdict stands. A verdict that still cannot be stored with its
     texts is stored without them (the reason in ASCII, the log replaced by a note saying
     why); if even that fails, the version stays pending and ``CheckNotStored`` is raised:
@@ -226,7 +226,7 @@ def smoke_test(
 ) -> SmokeCheck:
     """Play ``candidate`` the check's duplicate sets (``plan``; by default one drawn among
     the game's built-in bots, without the database) as a worker plays a ladder pairing's
-    (``bots.set_player``, the same function): every deal with the candidate in seat 0, one
+    (``arena.set_player``, the same function): every deal with the candidate in seat 0, one
     series, its processes ended, then every deal again with it in seat 1, a fresh series;
     under the server's limits (``referee_limits``: the match wall cap included), pinned to
     ``cpu``. Stops at the first match that shows a problem."""

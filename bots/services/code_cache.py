@@ -6,7 +6,7 @@ table of the database (``CodeBlob``) by default, or a storage of Django's ``STOR
 that is to run a version unpacks it from there into its local cache,
 ``BAIZE_BOT_CODE_DIR/<sha256>/``, on first use. The stored zip is read with the same checks
 as an upload, its content hash is recomputed and must match the one asked for, and the folder
-appears in one rename (``bots.bot_code.store_code``), so no bot ever sees half or foreign code.
+appears in one rename (``arena.bot_code.store_code``), so no bot ever sees half or foreign code.
 
 The cache is bounded by ``BAIZE_CODE_CACHE_MB``: past it, the folders least recently used are
 removed, but never one used in the last ``CACHE_KEEP_SECONDS`` (a match may still read it).
@@ -27,7 +27,7 @@ from django.core.files.base import ContentFile
 from django.core.files.storage import Storage, storages
 from django.db import DatabaseError, models
 
-from ..bot_code import (
+from arena.bot_code import (
     BotCode,
     UploadLimits,
     UploadRejected,
@@ -37,8 +37,9 @@ from ..bot_code import (
     store_code,
     zip_code,
 )
+from arena.sandbox.reach import forget_code_copy
+
 from ..models import CodeBlob
-from ..sandbox.reach import forget_code_copy
 
 logger = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """Launching a version: its launcher, its code in this worker's cache, the server's limits,
 and this machine's sandbox as settings configure it.
 
-The sandbox itself (``bots.sandbox``), the runner and the referee know nothing of Django:
+The sandbox itself (``arena.sandbox``), the runner and the referee know nothing of Django:
 what settings say reaches them from here, as arguments.
 """
 
@@ -15,13 +15,14 @@ from pathlib import Path
 
 from django.conf import settings
 
-from ..bot_code import UploadRejected, read_code_folder, read_upload, zip_code
-from ..builds import BuildLimits, build_in_sandbox
+from arena.bot_code import UploadRejected, read_code_folder, read_upload, zip_code
+from arena.builds import BuildLimits, build_in_sandbox
+from arena.referee import Limits
+from arena.runner import BotLauncher, BuiltinLauncher, ScriptLauncher
+from arena.runtimes import DEFAULT_RUNTIME, RuntimeStatus, runtime_named, runtime_of_files
+from arena.sandbox import Sandbox, SandboxConfig, SandboxLimits, SandboxUnsafe, probe_sandbox
+
 from ..models import BotVersion
-from ..referee import Limits
-from ..runner import BotLauncher, BuiltinLauncher, ScriptLauncher
-from ..runtimes import DEFAULT_RUNTIME, RuntimeStatus, runtime_named, runtime_of_files
-from ..sandbox import Sandbox, SandboxConfig, SandboxLimits, SandboxUnsafe, probe_sandbox
 from .bots import builtin_strategy_names
 from .code_cache import CodeUnavailable, cached_code_dir, code_cache_put
 from .upload import upload_limits, upload_runtime

@@ -1,6 +1,6 @@
 """Uploading a version: the upload read and checked, its code stored, the version created.
 
-An upload is checked in memory (``bots.bot_code``) before anything is written; only a good one
+An upload is checked in memory (``arena.bot_code``) before anything is written; only a good one
 is stored (content-addressed, in the store every worker reads: ``bots.services.code_cache``)
 and becomes a ``pending`` version, whose check (``bots.services.check``) is queued once the
 transaction commits.
@@ -11,10 +11,11 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from ..bot_code import BotCode, UploadLimits, UploadRejected, read_upload
+from arena.bot_code import BotCode, UploadLimits, UploadRejected, read_upload
+from arena.runtimes import DEFAULT_RUNTIME, Runtime, runtime_named
+
 from ..models import Bot, BotVersion
 from ..queues import FIRST_PRIORITY, SANDBOXED_QUEUE
-from ..runtimes import DEFAULT_RUNTIME, Runtime, runtime_named
 from .code_cache import code_cache_put, code_publish
 
 

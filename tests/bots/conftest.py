@@ -16,13 +16,6 @@ from tests.tournaments.conftest import celery_workers, committed_db  # noqa: F40
 ALLOW_NO_SANDBOX = os.environ.get("BAIZE_ALLOW_NO_SANDBOX") == "1"
 
 
-def pytest_configure(config):
-    config.addinivalue_line(
-        "markers",
-        "sandbox: needs the full sandbox (fails below it unless BAIZE_ALLOW_NO_SANDBOX=1)",
-    )
-
-
 @pytest.fixture(scope="session")
 def sandbox():
     """This machine's sandbox, which must be at the safe level."""

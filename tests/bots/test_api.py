@@ -12,7 +12,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 from rest_framework.throttling import ScopedRateThrottle
 
-from bots.bot_code import UploadLimits, read_upload
+from arena.bot_code import UploadLimits, read_upload
 from bots.models import Bot, BotVersion
 from bots.serializers import MAX_DESCRIPTION
 from ladder.selectors import ladder_versions

@@ -13,8 +13,8 @@ from types import SimpleNamespace
 import pytest
 from django.db import DataError, OperationalError
 
-from bots.bot_code import BotCode
-from bots.builds import BuildResult
+from arena.bot_code import BotCode
+from arena.builds import BuildResult
 from bots.models import Bot, BotVersion
 from bots.services import build, check
 from bots.services.check import CheckNotStored, SmokeCheck, check_verdict_store

@@ -13,7 +13,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 
-from bots.bot_code import BotCode, store_code, zip_code
+from arena.bot_code import BotCode, store_code, zip_code
 from bots.models import Bot, BotVersion, CodeBlob
 from bots.services.bots import builtin_bots_sync
 from bots.services.check import bot_version_check

@@ -12,7 +12,7 @@ from django.contrib.auth.models import Permission, User
 from django.db import IntegrityError
 from rest_framework.test import APIClient
 
-from bots.bot_code import UploadRejected
+from arena.bot_code import UploadRejected
 from bots.models import Bot, BotVersion, CodeBlob
 from config.requests import MAX_JSON_DEPTH
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from bots.bot_code import UploadLimits, read_upload, store_code
-from bots.builtin.strategies import load
-from bots.referee import Limits, StrategyPlayer, referee_match
-from bots.runner import BuiltinLauncher, ScriptLauncher
-from bots.sandbox.launcher import SandboxLimits
+from arena.bot_code import UploadLimits, read_upload, store_code
+from arena.builtin.strategies import load
+from arena.referee import Limits, StrategyPlayer, referee_match
+from arena.runner import BuiltinLauncher, ScriptLauncher
+from arena.sandbox.launcher import SandboxLimits
 from bots.services.bots import builtin_strategy_names
 from bots.services.check import check_plan, smoke_test
 from bots.services.launch import referee_limits

@@ -2,7 +2,7 @@
 refuses a NUL in any text value (SQLite keeps it, so only this pass can see the problem).
 
 Its upload check ends (ready, or rejected with a reason), its log stored with each NUL as
-the visible ``\\x00`` (``bots.text.storable_text``); in a match, its stderr and its
+the visible ``\\x00`` (``arena.text.storable_text``); in a match, its stderr and its
 opponent's are both stored and the set settles in the task that played it, not after the
 tick's resend.
 """
@@ -17,7 +17,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.db import connection
 
-from bots.bot_code import BotCode, store_code
+from arena.bot_code import BotCode, store_code
 from bots.models import Bot, BotVersion
 from bots.services.bots import builtin_bots_sync
 from ladder.services import challenge_create
@@ -31,7 +31,7 @@ from tournaments.tasks import tournament_match_play, tournament_series_play
 from .test_api import client_for, upload
 from .test_series_in_tournaments import uploaded
 
-HOSTILE = Path(__file__).parent / "hostile"
+HOSTILE = Path(__file__).parents[1] / "arena" / "hostile"
 NUL_STDERR = (HOSTILE / "nul_stderr.py").read_bytes()
 NUL_STDERR_CPP = (HOSTILE / "nul_stderr.cpp").read_bytes()
 

@@ -38,7 +38,7 @@ def test_a_folder_with_bot_py_and_a_builtin_strategy_name_are_bots():
 
 
 def test_a_forfeit_is_printed_with_its_reason_and_the_bots_stderr():
-    crash = ROOT / "tests" / "bots" / "hostile" / "crash.py"
+    crash = ROOT / "tests" / "arena" / "hostile" / "crash.py"
     output = play("snag", str(crash), "random", "--decision-seconds", "0.5")
     assert "seat 0 forfeits (crash)" in output
     assert "--- stderr of seat 0 ---" in output and "deliberate crash" in output
@@ -63,8 +63,8 @@ def test_an_unknown_bot_or_option_is_a_clear_error():
 def test_play_with_the_sandbox_below_full_says_why_and_stops(monkeypatch, tmp_path):
     from django.core.management import CommandError, call_command
 
-    from bots.sandbox import SandboxConfig, SandboxLevel
-    from bots.sandbox.probe import Sandbox, SandboxReport
+    from arena.sandbox import SandboxConfig, SandboxLevel
+    from arena.sandbox.probe import Sandbox, SandboxReport
 
     report = SandboxReport(SandboxLevel.LIMITS, {"namespaces": "bwrap not found"})
     unsafe = Sandbox(SandboxConfig(state_dir=tmp_path), report)
@@ -112,8 +112,8 @@ def test_play_with_the_sandbox_below_full_prints_one_line_and_exits_non_zero(tmp
 def test_a_time_thief_cannot_make_an_honest_bot_forfeit_on_time_in_play_sandbox(sandbox):
     """Both files sandboxed, as on the server: the thief's helpers, setsid'd and spinning
     while the honest bot computes, are frozen with it."""
-    thief = ROOT / "tests" / "bots" / "hostile" / "time_thief.py"
-    honest = ROOT / "tests" / "bots" / "honest" / "cpu_bound.py"
+    thief = ROOT / "tests" / "arena" / "hostile" / "time_thief.py"
+    honest = ROOT / "tests" / "arena" / "honest" / "cpu_bound.py"
     output = play(
         "snag", str(thief), str(honest), "--sandbox", "--seed", "2", "--option", "target=10",
         "--decision-seconds", "0.2", "--time-bank", "1",
@@ -192,7 +192,7 @@ def test_identical_bots_with_one_seed_draw_every_set_since_each_twin_mirrors_the
 
 
 def test_a_bot_that_forfeits_loses_its_sets_and_the_forfeits_are_printed_with_its_stderr():
-    crash = ROOT / "tests" / "bots" / "hostile" / "crash.py"
+    crash = ROOT / "tests" / "arena" / "hostile" / "crash.py"
     output = play("snag", str(crash), "random", "--sets", "2", "--decision-seconds", "0.5")
 
     wins, draws, losses, low, high = sets_record(output)

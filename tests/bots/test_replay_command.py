@@ -16,9 +16,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
-from bots.builtin.strategies import load
+from arena.builtin.strategies import load
+from arena.protocol import encode
 from bots.models import Bot, BotVersion
-from bots.protocol import encode
 from games.replay import state_at
 from matches import services
 from matches.models import Match

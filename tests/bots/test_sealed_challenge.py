@@ -2,8 +2,8 @@
 file locks or inotify, in Python and in C++) plays a challenge of three sets against a
 built-in bot, in series, as a worker plays one. No hand it decodes in seat 1 is the hand its
 opponent holds there, the one it held itself in seat 0: the first seating's processes are
-gone before the twin is played (``bots/set_player.py``), and the calls are refused
-(``bots/sandbox/seccomp.py``). ``tests/bots/test_sandbox_kernel_objects.py`` shows the same
+gone before the twin is played (``arena/set_player.py``), and the calls are refused
+(``arena/sandbox/seccomp.py``). ``tests/arena/test_sandbox_kernel_objects.py`` shows the same
 bots decode every hand where both hold."""
 
 from __future__ import annotations
@@ -13,18 +13,18 @@ import json
 import pytest
 from django.contrib.auth.models import User
 
-from bots.bot_code import BotCode, store_code
+from arena.bot_code import BotCode, store_code
 from bots.models import Bot, BotVersion
 from ladder.services import challenge_create
 from matches.models import MatchSeat
-from tournaments.models import Tournament, TournamentMatch, current
-
-from .test_sandbox_kernel_objects import (  # noqa: F401 - native_bot is a fixture
+from tests.arena.test_sandbox_kernel_objects import (  # noqa: F401 - native_bot is a fixture
     EXEC_BOT,
     HOSTILE,
     STDLIB,
     native_bot,
 )
+from tournaments.models import Tournament, TournamentMatch, current
+
 from .test_series_in_tournaments import play_in_series
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.django_db]

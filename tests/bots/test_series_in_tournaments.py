@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import User
 
-from bots.bot_code import BotCode, store_code
+from arena.bot_code import BotCode, store_code
 from bots.models import Bot, BotVersion
 from ladder.services import challenge_create, version_test_create
 from matches.models import Match, MatchSeat
@@ -27,7 +27,7 @@ from tournaments.services import round_robin_create
 from tournaments.sprt import SprtParameters
 from tournaments.tasks import tournament_match_play, tournament_series_play
 
-RECORDER = (Path(__file__).parent / "honest" / "series_recorder.py").read_text()
+RECORDER = (Path(__file__).parents[1] / "arena" / "honest" / "series_recorder.py").read_text()
 START = re.compile(r"start process=(\w+) seat=(\d) match=(\d+)/(\d+)")
 
 

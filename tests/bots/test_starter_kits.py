@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from bots.referee import ProcessConnection, referee_match, referee_series_match
-from bots.runner import BuiltinLauncher, LaunchSpec
-from bots.runtimes import RUNTIMES, SANDBOX_PYTHON, Runtime
+from arena.referee import ProcessConnection, referee_match, referee_series_match
+from arena.runner import BuiltinLauncher, LaunchSpec
+from arena.runtimes import RUNTIMES, SANDBOX_PYTHON, Runtime
 from bots.services.launch import referee_limits
 from games.rules import GAMES, get_game
 
@@ -40,7 +40,7 @@ pytestmark = pytest.mark.xdist_group("starter_kits")
 @dataclasses.dataclass(frozen=True)
 class Kit:
     """One runtime's starter: the files an author uploads, how the server builds and runs them
-    (the runtimes table's own commands, ``bots.runtimes``)."""
+    (the runtimes table's own commands, ``arena.runtimes``)."""
 
     runtime: str
     #: The toolchain's files, all Debian's (``make runtime-deps``).

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from arena.runner import ScriptLauncher
 from bots.models import Bot, BotVersion
-from bots.runner import ScriptLauncher
 from bots.services import check
 from bots.services.bots import version_watch_mark
 from bots.services.check import check_opponents, check_plan, smoke_test
@@ -26,7 +26,7 @@ from tournaments.tasks import tournament_series_play
 from .test_api import client_for, upload_and_check
 from .uploads import HAND_NOTING_BOT, LATE_FORFEIT_BOT
 
-HONEST = Path(__file__).parent / "honest"
+HONEST = Path(__file__).parents[1] / "arena" / "honest"
 SNAG = get_game("snag")
 
 

@@ -9,10 +9,10 @@ from django.contrib.auth.models import User
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from bots.bot_code import BotCode, store_code
+from arena.bot_code import BotCode, store_code
+from arena.runner import BuiltinLauncher
+from arena.sandbox import SandboxLauncher
 from bots.models import Bot, BotVersion
-from bots.runner import BuiltinLauncher
-from bots.sandbox import SandboxLauncher
 from bots.services.bots import builtin_bots_sync
 from bots.services.launch import launcher_for
 from matches.models import Match, SeatStderr
@@ -95,7 +95,7 @@ def test_an_uploaded_bot_plays_a_match_and_only_its_owner_sees_its_stderr(
 def test_on_a_machine_without_a_safe_sandbox_a_version_waits_and_says_why(
     uploaded_version, monkeypatch
 ):
-    from bots.sandbox import Sandbox, SandboxLevel, SandboxReport
+    from arena.sandbox import Sandbox, SandboxLevel, SandboxReport
     from bots.services import launch
     from bots.services.check import bot_version_check
     from bots.services.launch import sandbox_config

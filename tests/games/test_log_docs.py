@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from bots.builtin.strategies import load
-from bots.referee import Limits, StrategyPlayer, referee_match
+from arena.builtin.strategies import load
+from arena.referee import Limits, StrategyPlayer, referee_match
 from games.events import GENESIS_HASH, chain_events, event_hash
 from games.rules import GAMES, get_game
 from games.rules.decks import seeded_order

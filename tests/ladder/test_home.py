@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bots.referee import Limits, StrategyPlayer, referee_match
+from arena.referee import Limits, StrategyPlayer, referee_match
 from games.rules import get_game
 from ladder.home import SetsRecord, home_sets_play, home_version_test_play
 from tournaments.duplicate import SetOutcome
@@ -90,7 +90,7 @@ def test_a_bad_option_is_refused_before_any_set():
 
 
 def test_the_version_test_stops_when_the_sequential_test_decides():
-    from bots.builtin.strategies import load
+    from arena.builtin.strategies import load
 
     state = home_version_test_play(
         game=get_game("snag"),

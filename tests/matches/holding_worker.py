@@ -16,7 +16,7 @@ HOLDING_BOT = Path(__file__).with_name("holding_bot.py")
 
 @worker_process_init.connect
 def _play_holders_as_the_holding_bot(**_: object) -> None:
-    from bots.runner import ScriptLauncher
+    from arena.runner import ScriptLauncher
     from matches import play
 
     builtin_launcher = play.launcher_for

@@ -1,8 +1,8 @@
 """No text of a bot reaches the event log in a form a database refuses.
 
 A forfeit's detail quotes the bot's bad reply or illegal action: as ASCII JSON (the illegal
-action, ``bots.referee._json_excerpt``) or Python's ``repr`` (a bad reply,
-``bots.protocol._excerpt``), both of which write a NUL and a lone surrogate as escapes. So
+action, ``arena.referee._json_excerpt``) or Python's ``repr`` (a bad reply,
+``arena.protocol._excerpt``), both of which write a NUL and a lone surrogate as escapes. So
 the log holds neither a NUL (PostgreSQL refuses it in text, ``jsonb`` refuses its
 ``\\u0000`` escape, and the ``json`` column the log uses cannot give it to ``->>``) nor a
 lone surrogate (which UTF-8 cannot encode). Stored and read back on PostgreSQL in the
@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from bots.builtin.strategies import load
-from bots.referee import Limits, StrategyPlayer, referee_match
+from arena.builtin.strategies import load
+from arena.referee import Limits, StrategyPlayer, referee_match
 from games.events import stored_payload_json
 from games.rules import get_game
 from matches.models import MatchEvent

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from django.db import DataError, connection
 
-from bots.runner import BotProcess
+from arena.runner import BotProcess
 from matches import services
 from matches.models import Match, SeatStderr
 from matches.selectors import seat_stderr

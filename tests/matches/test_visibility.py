@@ -16,8 +16,8 @@ import textwrap
 import pytest
 from django.contrib.auth.models import User
 
+from arena.runner import ScriptLauncher
 from bots.models import Bot, BotVersion
-from bots.runner import ScriptLauncher
 from games.events import EventType, chain_events
 from games.replay import state_at
 from games.rules import GAMES, get_game

@@ -1,3 +1,3 @@
 """The ops tests that need the real sandbox use the bots tests' fixture and marker."""
 
-from tests.bots.conftest import pytest_configure, sandbox  # noqa: F401
+from tests.bots.conftest import sandbox  # noqa: F401

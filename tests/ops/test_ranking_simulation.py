@@ -7,7 +7,7 @@ import random
 import pytest
 from django.core.management import call_command
 
-from bots.builtin.strategies import load
+from arena.builtin.strategies import load
 from games.rules import get_game
 from ops.ranking_simulation import kendall_tau, mixed_strategy, simulate
 

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from bots import referee
+from arena import referee
 from games.events import EventType
 from games.rules import get_game
 from matches.models import Match, SeatStderr
@@ -281,7 +281,7 @@ def test_a_match_declared_dead_while_it_plays_stops_its_bots_and_returns_nothing
             super().__init__(*args, **kwargs)
             started.append(self)
 
-    monkeypatch.setattr("bots.referee.BotProcess", RecordedBotProcess)
+    monkeypatch.setattr("arena.referee.BotProcess", RecordedBotProcess)
 
     def dying_writer(**kwargs):
         writer = match_event_writer(**kwargs)

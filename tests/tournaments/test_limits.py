@@ -10,7 +10,7 @@ from django.contrib.auth.models import Permission, User
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from bots.runner import BuiltinLauncher, ScriptLauncher
+from arena.runner import BuiltinLauncher, ScriptLauncher
 from games.events import EventType
 from tournaments import services
 from tournaments.models import RecurringTournament, Tournament

@@ -55,3 +55,14 @@ def contrast_failures(tab) -> list[str]:
 def overflows_sideways(tab) -> bool:
     """True if the page itself scrolls sideways (wide tables scroll inside their box)."""
     return tab.evaluate("document.documentElement.scrollWidth > window.innerWidth + 1")
+
+
+def cut_at_the_right(tab) -> list[str]:
+    """The tables (by id, else caption) wider than their box at the tab's width: they fit at
+    desktop width, and scroll sideways inside their box only on a phone."""
+    return tab.evaluate(
+        """[...document.querySelectorAll('.scroll')]
+        .filter(box => box.scrollWidth > box.clientWidth + 1)
+        .map(box => { const t = box.querySelector('table');
+                      return t ? (t.id || t.caption?.textContent || 'table') : 'box'; })"""
+    )

@@ -8,7 +8,7 @@ from django.core.cache import cache
 from django.core.management import call_command
 from django.db import connection
 
-from tests.bots.conftest import code_store, pytest_configure, sandbox  # noqa: F401
+from tests.bots.conftest import code_store, sandbox  # noqa: F401
 from tests.web.browser import DESKTOP, FLAGS, chromium_path
 from web.live import kept_pages_forget
 

@@ -7,7 +7,13 @@ import pytest
 
 from ladder.services import challenge_create, ladder_for, ladder_tick, version_test_create
 from tests.ladder.conftest import bots_of, play_pending
-from tests.web.browser import PHONE, contrast_failures, overflows_sideways, screenshot
+from tests.web.browser import (
+    PHONE,
+    contrast_failures,
+    cut_at_the_right,
+    overflows_sideways,
+    screenshot,
+)
 from tournaments.models import Tournament
 from tournaments.sprt import SprtParameters
 
@@ -52,6 +58,7 @@ def test_the_ladder_and_the_authors_pages_read_well_at_desktop_and_phone_width(
         page.goto(live_server.url + path)
         assert page.locator("h1").count() == 1, name
         assert not contrast_failures(page), (name, contrast_failures(page))
+        assert cut_at_the_right(page) == [], name
         screenshot(page, name)
         page.set_viewport_size(PHONE)
         assert not overflows_sideways(page), name

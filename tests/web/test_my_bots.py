@@ -128,7 +128,7 @@ def test_the_build_log_shows_for_a_runtime_that_builds(signed_in, alices_bot):
 
 
 def test_the_upload_form_offers_every_runtime_of_the_table(signed_in, alices_bot):
-    from bots.runtimes import RUNTIMES
+    from arena.runtimes import RUNTIMES
 
     shown = section(signed_in.get("/my/bots/"), alices_bot)
 

@@ -1,6 +1,6 @@
 """``manage.py play GAME BOT BOT``: a match between two local bots, printed as it is played.
 
-A bot is a file or a folder of any runtime (``bots.runtimes``: told by ``--runtime``, else
+A bot is a file or a folder of any runtime (``arena.runtimes``: told by ``--runtime``, else
 guessed from its files), or the name of a built-in bot (``random``, ``heuristic``, or a
 strategy such as ``snag_heuristic``): ``bots.services.launch.local_launcher``. The protocol
 and the time limits are the server's (settings). ``--sandbox`` reads, builds and runs the
@@ -16,7 +16,7 @@ below cannot read a set.
 
 ``manage.py play --replay LOG --seat N BOT`` plays BOT in seat N of a logged match (a file
 of ``GET /api/matches/{id}/log/``): the same deals, the opponent's recorded decisions, and
-BOT's compared with the record (``bots.replay``). It prints the first that differs, with
+BOT's compared with the record (``arena.replay``). It prints the first that differs, with
 BOT's observation, and stops there, or plays on with ``--opponent BOT2`` in the other seat.
 ``--from STEP`` plays the recorded actions for BOT's decisions before decision STEP (BOT is
 still asked each); ``--bot-seed`` seeds a built-in bot (its recorded ``bot_seed`` plays it
@@ -31,8 +31,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from bots.referee import ConnectionPlayer, Limits, MatchResult, connect, referee_match
-from bots.replay import (
+from arena.referee import ConnectionPlayer, Limits, MatchResult, connect, referee_match
+from arena.replay import (
     ComparedBot,
     Comparison,
     LogUnplayable,
@@ -41,8 +41,8 @@ from bots.replay import (
     ReplayStopped,
     read_log,
 )
-from bots.runner import BotLauncher
-from bots.runtimes import RUNTIMES
+from arena.runner import BotLauncher
+from arena.runtimes import RUNTIMES
 from bots.services.launch import LocalBotUnplayable, local_launcher, match_cpu, referee_limits
 from games.rules import get_game
 from ladder.home import HomeSet, SetsRecord, home_sets_play

@@ -32,7 +32,7 @@ from ops import page_benchmarks as page_bench
 from ops.bot_benchmarks import MatchBots
 
 if TYPE_CHECKING:
-    from bots.sandbox import Sandbox
+    from arena.sandbox import Sandbox
 
 COLUMNS = ("what", "median", "unit", "floor", "floor is", "× floor", "target", "met")
 
@@ -260,7 +260,7 @@ def _bot_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
 
 
 def _sandbox_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
-    """The sandbox of uploaded bots beside the plain processes it wraps (bots/sandbox)."""
+    """The sandbox of uploaded bots beside the plain processes it wraps (arena/sandbox)."""
     from bots.services.launch import current_sandbox
 
     sandbox = current_sandbox()
@@ -293,7 +293,7 @@ def _sandbox_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
     console.log("matches over all cores: in process, plain bots")
     # Every match row plays the same deals, one series' worth per CPU: the series row's
     # matches are the very ones of the one-match-per-process row (the built-in bots reseed
-    # at each start, bots/builtin/main.py). Snag matches vary in length (sd about a quarter
+    # at each start, arena/builtin/main.py). Snag matches vary in length (sd about a quarter
     # of the mean), so other deals would weigh on the ratio.
     length = settings.BAIZE_SERIES_MAX_MATCHES
 

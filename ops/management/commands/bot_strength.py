@@ -10,9 +10,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from rich.console import Console
 from rich.table import Table
 
-from bots.builtin.strategies import load
-from bots.referee import StrategyPlayer
-from bots.runner import ScriptLauncher
+from arena.builtin.strategies import load
+from arena.referee import StrategyPlayer
+from arena.runner import ScriptLauncher
 from bots.services.bots import builtin_strategy_names
 from bots.services.launch import referee_limits
 from games.rules import GAMES

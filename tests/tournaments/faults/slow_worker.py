@@ -13,7 +13,7 @@ SLOW_BOT = Path(__file__).with_name("slow_bot.py")
 
 @worker_process_init.connect
 def _play_every_bot_slowly(**_: object) -> None:
-    from bots.runner import ScriptLauncher
+    from arena.runner import ScriptLauncher
     from matches import play
 
     seconds = os.environ["BAIZE_TEST_DECISION_SECONDS"]
