@@ -134,13 +134,16 @@ def _id_parameter(request: Request, name: str) -> int | None:
 
 
 class MatchDetailApi(APIView):
+    #: The shape of the answer; a layer above adds what it knows of a match (its tournament).
+    serializer_class = MatchAccessSerializer
+
     @extend_schema(parameters=[VIEW_PARAMETER], responses=MatchAccessSerializer)
     def get(self, request: Request, pk: int) -> Response:
         access = _access(request, pk)
         match = access.match
         match.view, match.views = access.view.value, [view.value for view in access.allowed]
         match.score_parts = selectors.match_score_parts_visible(access=access)
-        return Response(MatchAccessSerializer(match, context={"access": access}).data)
+        return Response(self.serializer_class(match, context={"access": access}).data)
 
 
 @extend_schema(parameters=[VIEW_PARAMETER])

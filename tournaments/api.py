@@ -37,6 +37,8 @@ from .serializers import (
     CancelSerializer,
     EntrantSerializer,
     EntryCreateSerializer,
+    MatchAccessWithTournamentSerializer,
+    MatchWithTournamentSerializer,
     PairingSerializer,
     RoundSerializer,
     ScheduleSerializer,
@@ -359,11 +361,27 @@ class TournamentMatchListApi(generics.ListAPIView):
     ]
 )
 class MatchListApi(matches_api.MatchListApi):
-    """Matches, newest first, as anyone may see them, paginated; ``mine=true`` narrows them
-    to your bots' and takes the filters, ``kind`` among them (a tournament format's kind)."""
+    """Matches, newest first, as anyone may see them, paginated, each with its tournament
+    and that tournament's kind; ``mine=true`` narrows them to your bots' and takes the
+    filters, ``kind`` among them (a tournament format's kind)."""
 
+    serializer_class = MatchWithTournamentSerializer
     mine_only = (*matches_api.MatchListApi.mine_only, "kind")
+
+    def get_queryset(self) -> QuerySet:
+        return super().get_queryset().select_related("tournament_match__tournament")
 
     def narrow_mine(self, matches: QuerySet) -> QuerySet:
         kind = choice_param(self.request, "kind", kinds())
         return matches if kind is None else selectors.matches_of_kind(matches=matches, kind=kind)
+
+
+@extend_schema_view(
+    get=extend_schema(
+        parameters=[matches_api.VIEW_PARAMETER], responses=MatchAccessWithTournamentSerializer
+    )
+)
+class MatchDetailApi(matches_api.MatchDetailApi):
+    """A match in the view asked for, with the tournament it was played for and its kind."""
+
+    serializer_class = MatchAccessWithTournamentSerializer

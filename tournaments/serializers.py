@@ -6,6 +6,8 @@ from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
 from bots.serializers import ClosedInputSerializer
+from matches.models import Match
+from matches.serializers import MatchAccessSerializer, MatchSerializer
 
 from . import config
 from .formats import format_names, format_spec, kinds
@@ -317,3 +319,53 @@ class StandingSerializer(serializers.Serializer):
     tie_breaks = serializers.ListField(
         child=serializers.CharField(), help_text="The tie-breaks in the order they apply."
     )
+
+
+class MatchTournamentSerializer(serializers.Serializer):
+    """The tournament a match was played for: what it is and what made it."""
+
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    format = serializers.CharField()
+    # Not a choice list: one read at import would miss a format registered later.
+    kind = serializers.CharField(
+        help_text="organised (an organiser's), or ladder, challenge or version_test."
+    )
+
+
+def _match_tournament(match: Match) -> dict[str, Any] | None:
+    link = getattr(match, "tournament_match", None)
+    if link is None:
+        return None
+    tournament = link.tournament
+    kind = format_spec(tournament.format).kind
+    return {"id": tournament.pk, "name": tournament.name, "format": tournament.format, "kind": kind}
+
+
+_MATCH_TOURNAMENT_HELP = "The tournament it was played for, with its kind; null for none."
+
+
+class MatchWithTournamentSerializer(MatchSerializer):
+    """A match as anyone may see it (``MatchSerializer``), with the tournament it was for."""
+
+    tournament = serializers.SerializerMethodField(help_text=_MATCH_TOURNAMENT_HELP)
+
+    class Meta(MatchSerializer.Meta):
+        fields = [*MatchSerializer.Meta.fields, "tournament"]
+
+    @extend_schema_field(MatchTournamentSerializer(allow_null=True))
+    def get_tournament(self, match: Match) -> dict[str, Any] | None:
+        return _match_tournament(match)
+
+
+class MatchAccessWithTournamentSerializer(MatchAccessSerializer):
+    """A match in one viewer's view (``MatchAccessSerializer``), with its tournament."""
+
+    tournament = serializers.SerializerMethodField(help_text=_MATCH_TOURNAMENT_HELP)
+
+    class Meta(MatchAccessSerializer.Meta):
+        fields = [*MatchAccessSerializer.Meta.fields, "tournament"]
+
+    @extend_schema_field(MatchTournamentSerializer(allow_null=True))
+    def get_tournament(self, match: Match) -> dict[str, Any] | None:
+        return _match_tournament(match)

@@ -4,8 +4,9 @@ from . import api, queue_api
 from .ratings import api as ratings_api
 
 urlpatterns = [
-    # The match list lives here, above ``matches``, for its ``kind`` filter.
+    # The match list and a match live here, above ``matches``, for the tournament's kind.
     path("matches/", api.MatchListApi.as_view(), name="match-list"),
+    path("matches/<int:pk>/", api.MatchDetailApi.as_view(), name="match-detail"),
     path("queue/", queue_api.QueueApi.as_view(), name="queue"),
     path("tournaments/", api.TournamentListApi.as_view(), name="tournament-list"),
     path("tournaments/<int:pk>/", api.TournamentDetailApi.as_view(), name="tournament-detail"),

@@ -132,3 +132,22 @@ def test_kind_keeps_the_matches_of_that_kind_of_tournament(alice, bob):
     assert in_organised == set(hers) and in_organised
     assert ids(alice, "mine=true&kind=ladder") == set()
     assert ids(alice, f"mine=true&kind=challenge&opponent={theirs[1].bot_id}") == set()
+
+
+def test_a_match_names_its_tournament_and_that_tournament_s_kind(alice, bob):
+    [mine] = bots_of(alice, 1)
+    [theirs] = bots_of(bob, 1)
+    challenge = challenge_create(user=alice, version=mine, opponent=theirs, sets=1)
+    played = Match.objects.filter(tournament_match__tournament=challenge).first()
+    alone = match_create(game_id="snag", seed=5)
+    match_seats_create(match=alone, versions=[mine, theirs])
+    client = APIClient()
+
+    shown = client.get(f"/api/matches/{played.pk}/").json()["tournament"]
+    listed_ones = {m["id"]: m["tournament"] for m in client.get("/api/matches/").json()["results"]}
+
+    expected = {"id": challenge.pk, "name": challenge.name, "format": "challenge"}
+    assert shown == {**expected, "kind": "challenge"}
+    assert listed_ones[played.pk] == shown
+    assert client.get(f"/api/matches/{alone.pk}/").json()["tournament"] is None
+    assert listed_ones[alone.pk] is None
