@@ -20,7 +20,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from . import metrics, views
-from .logs import log_context
+from .logs import log_context_set
 
 #: A request id a client may choose: short, and nothing a log reader would trip on.
 _SANE_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
@@ -56,8 +56,10 @@ class RequestMiddleware:
         given = request.headers.get("X-Request-ID", "")
         request_id = given if _SANE_ID.fullmatch(given) else uuid.uuid4().hex
         started = time.perf_counter()
-        with log_context(request_id=request_id):
-            response = self.get_response(request)
+        # Set until the next request of this thread: Django logs a 4xx or 5xx answer after
+        # the middleware has returned it, and that line is this request's too.
+        log_context_set(request_id=request_id)
+        response = self.get_response(request)
         response["X-Request-ID"] = request_id
         if self.counted:
             self._count(request, response.status_code, time.perf_counter() - started)

@@ -125,6 +125,10 @@ def test_https_sends_the_sign_in_cookies_over_https_only(monkeypatch):
         ("BAIZE_LADDER_PAIR_CAP", "0", "must be at least 1"),
         ("BAIZE_AUTHOR_SETS_PER_DAY", "0", "must be at least 1"),
         ("BAIZE_TRUSTED_PROXIES", "two", "must be a whole number"),
+        ("LOG_FORMAT", "xml", "must be one of TEXT, JSON"),
+        ("BAIZE_METRICS", "maybe", "must be a boolean"),
+        ("BAIZE_WORKER_METRICS_PORT", "-1", "must be at least 0"),
+        ("PROMETHEUS_MULTIPROC_DIR", "/proc/baize-metrics", "cannot be created"),
     ],
 )
 def test_a_setting_the_service_cannot_honour_stops_it_at_start(

@@ -93,8 +93,9 @@ def test_a_request_gets_an_id_and_keeps_a_sane_one_it_sent():
 def test_the_cache_counts_its_hits_and_misses():
     from django.core.cache import cache
 
-    hits, misses = value("baize_cache_gets_total", result="hit"), value(
-        "baize_cache_gets_total", result="miss"
+    hits, misses = (
+        value("baize_cache_gets_total", result="hit"),
+        value("baize_cache_gets_total", result="miss"),
     )
     assert cache.get("metrics-test-key") is None
     cache.set("metrics-test-key", 0)
