@@ -4,7 +4,9 @@ width (screenshots in artifacts/screenshots/)."""
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth.models import User
 
+from bots.models import Bot
 from ladder.services import challenge_create, ladder_for, ladder_tick, version_test_create
 from tests.ladder.conftest import bots_of, play_pending
 from tests.web.browser import (
@@ -27,6 +29,10 @@ def author_pages(alice, bob, settings):
     settings.BAIZE_LADDER_SETS_IN_FLIGHT = 10
     mine = bots_of(alice, 3)
     theirs = bots_of(bob, 2)
+    # Names as long as they may be: the tables still fit a desktop's width.
+    for number, version in enumerate([*mine, *theirs]):
+        Bot.objects.filter(pk=version.bot_id).update(name=f"{number}-{'long-name-' * 6}"[:64])
+    User.objects.filter(pk=bob.pk).update(username="bob-the-builder-of-card-playing-machines")
     ladder = ladder_for(game_id="snag")
     Tournament.objects.filter(pk=ladder.pk).update(options=SHORT)
     for _ in range(3):
@@ -48,6 +54,7 @@ def author_pages(alice, bob, settings):
         "challenge": f"/challenges/{challenge.pk}/",
         "version-test-decided": f"/version-tests/{test.pk}/",
         "version-test-running": f"/version-tests/{running.pk}/",
+        "bot-head-to-head": f"/bots/{mine[0].bot_id}/",
     }
 
 
