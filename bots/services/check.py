@@ -32,7 +32,7 @@ from django.utils import timezone
 from arena.referee import Limits, MatchResult
 from arena.runner import BotLauncher, BuiltinLauncher
 from arena.sandbox import SandboxUnsafe
-from arena.set_player import PlannedMatch, Seating, duplicate_sets, sets_play
+from arena.set_player import PlannedMatch, PlayedMatch, Seating, duplicate_sets, sets_play
 from arena.text import storable_text
 from games.rules import Game, get_game
 from games.rules.decks import MAX_SEED
@@ -209,7 +209,8 @@ def _pending_update(version_id: int, **fields: Any) -> int:
 class SmokeCheck(NamedTuple):
     #: What went wrong, "" if nothing.
     problem: str
-    #: The candidate's stderr, match after match.
+    #: The candidate's stderr, match after match, each under a heading that names the match,
+    #: the candidate's seat, its opponent and how the match ended.
     log: str
     #: Its first ``ready`` said in both seats that it plays series (with two sets or more
     #: per pairing, it then played a second match of the series in that process).
@@ -245,7 +246,7 @@ def smoke_test(
     with closing(played):
         for match in played:
             seat, result = int(match.match.seating), match.result
-            logs.append(result.stderr[seat])
+            logs.append(_check_log_part(len(logs) + 1, len(plan.seeds) * 2, match, plan))
             problem = _smoke_problem(result, seat, plan.opponent)
             if problem:
                 return SmokeCheck(problem, "\n".join(logs), False)
@@ -253,6 +254,27 @@ def smoke_test(
             # (``series.match`` in each ``start``) and change from the third on.
             plays_series = plays_series and match.plays_series[seat]
     return SmokeCheck("", "\n".join(logs), plays_series)
+
+
+def _check_log_part(number: int, matches: int, played: PlayedMatch, plan: CheckPlan) -> str:
+    """One match of the check in its log: a heading (which match, the candidate's seat, its
+    opponent, how it ended for the candidate), then what the candidate wrote to stderr."""
+    seat, result = int(played.match.seating), played.result
+    heading = (
+        f"== check match {number} of {matches}: set {played.match.number}, your bot in seat"
+        f" {seat} against the built-in {plan.opponent}: {_ended(result, seat)} =="
+    )
+    stderr = result.stderr[seat]
+    return f"{heading}\n{stderr.rstrip(chr(10)) if stderr else '(nothing on stderr)'}\n"
+
+
+def _ended(result: MatchResult, seat: int) -> str:
+    """How a check match ended, from the candidate's seat."""
+    if result.forfeit is not None:
+        who = "your bot" if result.forfeit.seat == seat else "the built-in bot"
+        return f"{who} forfeited ({result.forfeit.reason.value})"
+    mine, theirs = result.scores[seat], result.scores[1 - seat]
+    return f"{'won' if result.winner == seat else 'lost'}, {mine} points to {theirs}"
 
 
 def _check_players(

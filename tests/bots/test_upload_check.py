@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.runner import ScriptLauncher
+from arena.runner import BuiltinLauncher, ScriptLauncher
 from bots.models import Bot, BotVersion
 from bots.services import check
 from bots.services.bots import version_watch_mark
@@ -107,6 +107,30 @@ def test_the_checks_opponent_is_drawn_among_the_built_in_bots_on_the_ladder(
 def test_without_built_in_bots_on_the_ladder_the_check_draws_among_the_games_built_ins():
     assert check_opponents("snag") == ["random", "snag_heuristic"]
     assert check_opponents("jam") == ["jam_heuristic", "random"]
+
+
+def test_the_check_log_heads_each_match_with_its_seat_opponent_and_result_quiet_bot_or_not(
+    settings, seeded_draw
+):
+    settings.BAIZE_LADDER_SETS_PER_PAIRING = 2
+    plan = check_plan("snag", opponents=["snag_heuristic"])
+    heading = re.compile(
+        r"^== check match (\d) of 4: set (\d), your bot in seat (\d) against the built-in"
+        r" snag_heuristic: (?:won|lost), -?\d+ points to -?\d+ ==$",
+        re.MULTILINE,
+    )
+    quiet = smoke_test(SNAG, lambda: BuiltinLauncher("random"), plan=plan).log
+    chatty = smoke_test(SNAG, lambda: recorder("series"), plan=plan).log
+
+    for log in (quiet, chatty):
+        assert heading.findall(log) == [
+            ("1", "1", "0"),
+            ("2", "2", "0"),
+            ("3", "1", "1"),
+            ("4", "2", "1"),
+        ]
+    assert quiet.count("(nothing on stderr)") == 4
+    assert "(nothing on stderr)" not in chatty and chatty.count("start process=") == 4
 
 
 def test_a_bot_that_breaks_from_its_third_match_of_a_series_is_turned_away(settings):
