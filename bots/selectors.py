@@ -10,6 +10,7 @@ from arena.runtimes import RUNTIMES
 
 from .models import Bot, BotVersion
 from .services.launch import current_sandbox
+from .services.toolchains import runtime_toolchain
 from .services.upload import upload_limits
 
 
@@ -59,7 +60,7 @@ def runtimes_table() -> list[dict[str, Any]]:
                 "run": list(runtime.run),
                 "available": status.available,
                 "missing": status.missing,
-                "toolchain": list(status.versions),
+                "toolchain": list(runtime_toolchain(status)),
                 "address_space_limit": runtime.address_space_limit,
                 "processes": runtime.processes,
                 "upload_limits": vars(upload_limits(runtime)),

@@ -25,6 +25,7 @@ from arena.sandbox import Sandbox, SandboxConfig, SandboxLimits, SandboxUnsafe, 
 from ..models import BotVersion
 from .bots import builtin_strategy_names
 from .code_cache import CodeUnavailable, cached_code_dir, code_cache_put
+from .toolchains import runtime_toolchain
 from .upload import upload_limits, upload_runtime
 
 logger = logging.getLogger(__name__)
@@ -72,7 +73,7 @@ def version_toolchain(version: BotVersion) -> list[str]:
         return [f"Python {platform.python_version()}"]
     if version.build_hash:
         return version.toolchain.splitlines()
-    return list(version_runtime_status(version).versions)
+    return list(runtime_toolchain(version_runtime_status(version)))
 
 
 def version_code_dir(version: BotVersion) -> Path:
