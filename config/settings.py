@@ -315,6 +315,9 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
     "upload": env_rate("BAIZE_UPLOAD_RATE", "30/hour"),
 }
 # The pages sign in with the same accounts, through Django's sessions (and CSRF on forms).
+# A session is read from the shared cache, and from the database only when the cache lost it:
+# a signed-in viewer's page costs no session query (README, "Monitoring").
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 LOGIN_URL = "web:login"
 LOGIN_REDIRECT_URL = "web:my-bots"
 LOGOUT_REDIRECT_URL = "web:home"

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -105,16 +107,23 @@ def _bench_versions() -> list[BotVersion]:
 
 
 @contextmanager
-def gunicorn_serving(
+def gunicorn_serving(**options: object) -> Iterator[str]:
+    """gunicorn serving this project (``gunicorn_server``); its base URL."""
+    with gunicorn_server(**options) as (base, _):  # type: ignore[arg-type]
+        yield base
+
+
+@contextmanager
+def gunicorn_server(
     *,
     workers: int = WORKERS,
     threads: int = THREADS,
     env: dict[str, str] | None = None,
     checkout: Path | None = None,
-) -> Iterator[str]:
+) -> Iterator[tuple[str, int]]:
     """gunicorn serving this project (or the code of another ``checkout`` of it, with this
-    interpreter) on a free local port, with ``env`` over this process's; its base URL.
-    Stopped after."""
+    interpreter) on a free local port, with ``env`` over this process's; its base URL and
+    its master's pid. Stopped after."""
     port = _free_port()
     environment = {
         **os.environ,
@@ -142,7 +151,7 @@ def gunicorn_serving(
     base = f"http://127.0.0.1:{port}"
     try:
         _wait_until_up(base, server)
-        yield base
+        yield base, server.pid
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
@@ -230,3 +239,212 @@ def bench_rows(*, runs: int, quick: bool, log) -> list[tuple]:
             )
         )
     return rows
+
+
+# --- What a page costs the server, run for run ------------------------------------------------
+#
+# On a machine shared with other work, requests per second move with the neighbours' load
+# (by half or double between two runs here); the server's own CPU time per request moves far
+# less. So the comparisons below read requests per CPU-second of the gunicorn processes
+# (master and workers), from /proc, around each wrk run, and alternate the servers run by
+# run. On an idle machine bound by CPU, as the load rows are, it is the rate's ratio.
+
+#: The last commit before the pages had sign-in (the merge of h/web came after it): the
+#: tournament page it served is the floor of ours.
+BEFORE_SIGN_IN = "716af0a"
+#: The target of the metrics' cost: with them on, at least this share of the rate without.
+METRICS_TARGET = 0.95
+
+
+def server_cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of gunicorn's master ``pid`` and its live workers."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    ticks = 0
+    for process in [pid, *map(int, children)]:
+        fields = Path(f"/proc/{process}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass(frozen=True)
+class CostFigures:
+    requests_per_second: float
+    requests_per_cpu_second: float
+    errors: int
+
+
+def cost_run(
+    url: str, pid: int, *, seconds: float, connections: int = 32, headers: tuple[str, ...] = ()
+) -> CostFigures:
+    """One wrk run against the server ``pid``: its rate, and requests per CPU-second of it."""
+    before = server_cpu_seconds(pid)
+    output = _wrk_output(url, seconds=seconds, connections=connections, headers=headers)
+    spent = server_cpu_seconds(pid) - before
+    figures = parse_wrk(output)
+    served = int(re.search(r"(\d+) requests in", output).group(1))
+    return CostFigures(figures.requests_per_second, served / max(spent, 1e-9), figures.errors)
+
+
+def _wrk_output(url: str, *, seconds: float, connections: int, headers: tuple[str, ...]) -> str:
+    command = ["wrk", "--threads=2", f"--connections={connections}"]
+    command += [f"--duration={max(1, round(seconds))}s", "--latency"]
+    for header in headers:
+        command += ["--header", header]
+    return subprocess.run([*command, url], capture_output=True, text=True, check=True).stdout
+
+
+@dataclass(frozen=True)
+class Served:
+    """A server to measure: its base URL and master pid, the page's path, request headers."""
+
+    base: str
+    pid: int
+    path: str
+    headers: tuple[str, ...] = ()
+
+
+def costs_alternating(
+    servers: dict[str, Served], *, runs: int, seconds: float
+) -> dict[str, list[CostFigures]]:
+    """Each server measured ``runs`` times, one after the other in turn."""
+    for server in servers.values():
+        _get(server.base + server.path)  # renders and keeps the page
+        cost_run(server.base + server.path, server.pid, seconds=1, headers=server.headers)
+    measured: dict[str, list[CostFigures]] = {name: [] for name in servers}
+    for _ in range(runs):
+        for name, server in servers.items():
+            url = server.base + server.path
+            measured[name].append(
+                cost_run(url, server.pid, seconds=seconds, headers=server.headers)
+            )
+    return measured
+
+
+def paired_ratio(measured: dict[str, list[CostFigures]], name: str, floor: str) -> float:
+    """The median, over the runs, of ``name``'s requests per CPU-second over ``floor``'s."""
+    ratios = sorted(
+        a.requests_per_cpu_second / b.requests_per_cpu_second
+        for a, b in zip(measured[name], measured[floor], strict=True)
+    )
+    return ratios[len(ratios) // 2]
+
+
+@contextmanager
+def checkout_of(revision: str) -> Iterator[Path]:
+    """A checkout of ``revision`` of this repository in a temporary folder, removed after."""
+    folder = Path(tempfile.mkdtemp(prefix="baize-checkout-"))
+    repository = settings.BASE_DIR
+    subprocess.run(
+        ["git", "-C", str(repository), "worktree", "add", "--detach", str(folder), revision],
+        check=True,
+        capture_output=True,
+    )
+    try:
+        yield folder
+    finally:
+        subprocess.run(
+            ["git", "-C", str(repository), "worktree", "remove", "--force", str(folder)],
+            capture_output=True,
+        )
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def signed_in_cookie() -> str:
+    """A session of a bench author, as a browser signed in sends it."""
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.auth.models import User
+    from django.contrib.sessions.backends.db import SessionStore
+
+    from bots.services.accounts import user_sign_up
+
+    user = User.objects.filter(username=BENCH_AUTHOR).first()
+    if user is None:
+        user, _ = user_sign_up(username=BENCH_AUTHOR, password=secrets.token_urlsafe(24))
+    session = SessionStore()
+    session[SESSION_KEY] = str(user.pk)
+    session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.create()
+    return f"Cookie: {settings.SESSION_COOKIE_NAME}={session.session_key}"
+
+
+BENCH_AUTHOR = "bench-author"
+
+
+def page_costs(*, runs: int, seconds: float, log) -> dict[str, float]:
+    """The tournament page's cost, run for run: metrics on against off, signed in against
+    anonymous, and (on SQLite, where the database is a file to copy for it) against the
+    code before sign-in. Each ratio is a median of paired runs (``paired_ratio``); the
+    rates are requests per CPU-second of the server."""
+    tournament = bench_tournament()
+    path = f"/tournaments/{tournament.pk}/"
+    multiprocess = Path(tempfile.mkdtemp(prefix="baize-metrics-"))
+    on = {"BAIZE_METRICS": "1", "PROMETHEUS_MULTIPROC_DIR": str(multiprocess)}
+    figures: dict[str, float] = {}
+    try:
+        with (
+            gunicorn_server(env=on) as (on_base, on_pid),
+            gunicorn_server(env={"BAIZE_METRICS": "0"}) as (off_base, off_pid),
+        ):
+            log("the tournament page, metrics on and off, anonymous and signed in")
+            cookie = signed_in_cookie()
+            measured = costs_alternating(
+                {
+                    "on": Served(on_base, on_pid, path),
+                    "off": Served(off_base, off_pid, path),
+                    "signed_in": Served(on_base, on_pid, path, (cookie,)),
+                },
+                runs=runs,
+                seconds=seconds,
+            )
+        figures["metrics_on_over_off"] = paired_ratio(measured, "on", "off")
+        figures["signed_in_over_anonymous"] = paired_ratio(measured, "signed_in", "on")
+        figures["on_per_cpu_second"] = _median_of(measured["on"])
+        figures["off_per_cpu_second"] = _median_of(measured["off"])
+        figures["signed_in_per_cpu_second"] = _median_of(measured["signed_in"])
+        figures.update(_before_sign_in(path, runs=runs, seconds=seconds, on=on, log=log))
+    finally:
+        shutil.rmtree(multiprocess, ignore_errors=True)
+    return figures
+
+
+def _median_of(runs: list[CostFigures]) -> float:
+    rates = sorted(run.requests_per_cpu_second for run in runs)
+    return rates[len(rates) // 2]
+
+
+def _before_sign_in(
+    path: str, *, runs: int, seconds: float, on: dict[str, str], log
+) -> dict[str, float]:
+    if connection.vendor != "sqlite":
+        log("the code before sign-in is measured on SQLite only (its database is a copy)")
+        return {}
+    if shutil.which("git") is None:
+        log("the code before sign-in is not measured: no git")
+        return {}
+    database = Path(connection.settings_dict["NAME"])
+    with tempfile.TemporaryDirectory(prefix="baize-before-") as scratch:
+        # Its own copy of the database: the two share no cache table and no stamp.
+        copy = Path(scratch) / "baize.sqlite3"
+        shutil.copyfile(database, copy)
+        old_env = {"DATABASE_URL": f"sqlite:///{copy}", "BAIZE_VAR_DIR": scratch}
+        try:
+            with (
+                checkout_of(BEFORE_SIGN_IN) as old_code,
+                gunicorn_server(env=old_env, checkout=old_code) as (old_base, old_pid),
+                gunicorn_server(env=on) as (base, pid),
+            ):
+                log(f"the tournament page against the code before sign-in ({BEFORE_SIGN_IN})")
+                measured = costs_alternating(
+                    {"now": Served(base, pid, path), "before": Served(old_base, old_pid, path)},
+                    runs=runs,
+                    seconds=seconds,
+                )
+        except (subprocess.CalledProcessError, RuntimeError) as error:
+            log(f"the code before sign-in could not be served: {error}")
+            return {}
+    return {
+        "now_over_before_sign_in": paired_ratio(measured, "now", "before"),
+        "before_sign_in_per_cpu_second": _median_of(measured["before"]),
+        "now_per_cpu_second": _median_of(measured["now"]),
+    }

@@ -24,8 +24,10 @@ from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
+from django.contrib.messages import get_messages
 from django.contrib.messages.storage.cookie import CookieStorage
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified
+from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 
 from tournaments import standings_cache
@@ -106,8 +108,17 @@ def _body(
 
 
 def _filled(skeleton: str, request: HttpRequest) -> str:
-    account = render_to_string("web/_account.html", request=request)
-    messages = render_to_string("web/_messages.html", request=request)
+    """The skeleton with this request's frame. The two fragments get only what they show,
+    not every context processor's work: who is signed in, their CSRF token, their messages."""
+    user = request.user
+    context = {
+        "request": request,
+        "user": user,
+        "csrf_token": get_token(request) if user.is_authenticated else "",
+        "messages": get_messages(request),
+    }
+    account = render_to_string("web/_account.html", context)
+    messages = render_to_string("web/_messages.html", context)
     return skeleton.replace(ACCOUNT_SLOT, account, 1).replace(MESSAGES_SLOT, messages, 1)
 
 
