@@ -7,6 +7,8 @@ under ``var/``; unset ``CELERY_BROKER_URL`` means tasks run in-process (eager).
 from __future__ import annotations
 
 import json
+import secrets
+import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -27,11 +29,30 @@ except OSError as error:
     raise ImproperlyConfigured(f"BAIZE_VAR_DIR cannot be created: {error}") from None
 
 DEBUG = env_bool("DEBUG", False)
+#: The commands that only play bots on this machine (``manage.py play``, ``version_test``):
+#: they serve nothing and sign nothing that outlives them.
+HOME_PLAY_COMMANDS = ("play", "version_test")
+
+
+def _home_play(argv: list[str]) -> bool:
+    """This process is ``manage.py`` running a home-play command. Read from the command line
+    itself, never from a variable a server's environment could carry: gunicorn, Celery and
+    every other ``manage.py`` command still need ``SECRET_KEY``."""
+    return len(argv) > 1 and Path(argv[0]).name == "manage.py" and argv[1] in HOME_PLAY_COMMANDS
+
+
 SECRET_KEY = env_str("SECRET_KEY", "")
 if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("SECRET_KEY must be set unless DEBUG=1")
-    SECRET_KEY = "insecure-debug-only-key"
+    if DEBUG:
+        SECRET_KEY = "insecure-debug-only-key"
+    elif _home_play(sys.argv):
+        # A key of this process alone: nothing it could sign is read by any other.
+        SECRET_KEY = secrets.token_urlsafe(50)
+    else:
+        raise ImproperlyConfigured(
+            "SECRET_KEY must be set unless DEBUG=1 (manage.py play and version_test, which"
+            " only play at home, need neither)"
+        )
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
 if not ALLOWED_HOSTS and not DEBUG:
     # Django would answer every request with 400.

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +16,7 @@ import config
 from config.env import env_bool, env_choice, env_float, env_int, env_list, env_rate
 
 SETTINGS_FILE = f"{config.__path__[0]}/settings.py"
+BASE_DIR = Path(config.__path__[0]).parent
 
 
 def test_unset_variables_give_their_defaults(monkeypatch):
@@ -137,3 +142,63 @@ def test_a_setting_the_service_cannot_honour_stops_it_at_start(
     monkeypatch.setenv(variable, value)
     with pytest.raises(ImproperlyConfigured, match=f"{variable}.*{message}|{message}"):
         _settings_module()
+
+
+@pytest.fixture
+def no_secret(monkeypatch):
+    """No SECRET_KEY and no DEBUG, as a deployment that forgot its key, or a bot author's
+    machine, starts; the command line is the test's to set."""
+    monkeypatch.delenv("SECRET_KEY", raising=False)
+    monkeypatch.delenv("DEBUG", raising=False)
+
+    def command_line(*argv: str) -> None:
+        monkeypatch.setattr(sys, "argv", list(argv))
+
+    return command_line
+
+
+@pytest.mark.parametrize("command", ["play", "version_test"])
+def test_a_home_play_command_needs_no_secret_and_gets_a_key_of_its_own(no_secret, command):
+    no_secret("/home/ada/baize/manage.py", command, "snag", "bot.py", "random")
+    first, second = _settings_module(), _settings_module()
+
+    assert first["DEBUG"] is False
+    assert len(first["SECRET_KEY"]) >= 50 and first["SECRET_KEY"] != second["SECRET_KEY"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["manage.py", "runserver"],
+        ["manage.py", "migrate"],
+        ["/venv/bin/gunicorn", "play"],
+        ["/venv/bin/celery", "-A", "config", "worker"],
+        ["-c", "play"],
+        ["manage.py"],
+    ],
+)
+def test_everything_else_still_refuses_to_start_without_a_secret(no_secret, argv):
+    no_secret(*argv)
+    with pytest.raises(ImproperlyConfigured, match="SECRET_KEY must be set unless DEBUG=1"):
+        _settings_module()
+
+
+def test_the_guide_s_first_command_plays_with_neither_debug_nor_a_secret(tmp_path):
+    """docs/bot-author-guide.md, section 1, as a new author types it (without --quiet)."""
+    environment = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in ("SECRET_KEY", "DEBUG", "DJANGO_SETTINGS_MODULE", "DATABASE_URL")
+    }
+    environment["BAIZE_VAR_DIR"] = str(tmp_path)
+    played = subprocess.run(
+        [sys.executable, "manage.py", "play", "snag", "examples/snag/bot.py", "random"],
+        cwd=BASE_DIR,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert played.returncode == 0, played.stderr
+    assert "winner: seat" in played.stdout
