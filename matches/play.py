@@ -290,6 +290,9 @@ def _player(seat: MatchSeat, bot_seed: int | None) -> dict[str, Any]:
         # the toolchain.
         "toolchain": version_toolchain(version),
     }
+    if version.builtin:
+        # Which built-in strategy played: ``play --replay`` seeds it again by itself.
+        player["builtin"] = version.builtin
     if bot_seed is not None:
         # A built-in bot's random generator: with it, its every choice is reproducible.
         player["bot_seed"] = bot_seed

@@ -17,6 +17,7 @@ from django.conf import settings
 
 from arena.bot_code import UploadRejected, read_code_folder, read_upload, zip_code
 from arena.builds import BuildLimits, build_in_sandbox
+from arena.home import HomeBuildFailed, home_launcher
 from arena.referee import Limits
 from arena.runner import BotLauncher, BuiltinLauncher, ScriptLauncher
 from arena.runtimes import DEFAULT_RUNTIME, RuntimeStatus, runtime_named, runtime_of_files
@@ -222,7 +223,8 @@ def local_launcher(
 ) -> BotLauncher:
     """The bot ``spec`` names for a match of ``game_id`` on this machine: a file or folder of
     any runtime (``runtime``, else guessed from its files), run in the sandbox as an upload of
-    it would be when ``sandboxed``, else only a Python file or folder, as a plain process; or
+    it would be when ``sandboxed``, else built here and run as a plain process (a Python
+    file or folder as it is, ``arena.home`` for the other runtimes); or
     the name of a built-in bot (``random``, ``heuristic``, a strategy such as
     ``snag_heuristic``), its random generator seeded with ``bot_seed`` (``None``: from the
     operating system). ``LocalBotUnplayable`` says why one cannot be played."""
@@ -232,9 +234,7 @@ def local_launcher(
         if sandboxed:
             return _local_sandboxed(path, runtime)
         if runtime != DEFAULT_RUNTIME:
-            raise LocalBotUnplayable(
-                f"a {runtime} bot is built and run in the sandbox, as on the server: add --sandbox"
-            )
+            return _local_unsandboxed(path, runtime)
         script = path / "bot.py" if path.is_dir() else path
         if not script.is_file() or script.suffix != ".py":
             raise LocalBotUnplayable(
@@ -249,6 +249,23 @@ def local_launcher(
         raise LocalBotUnplayable(
             f"{spec!r} is neither a bot file or folder nor a built-in bot ({', '.join(known)})"
         ) from None
+
+
+def _local_unsandboxed(path: Path, runtime: str) -> BotLauncher:
+    """A local bot of any runtime built here and run as the author's own process
+    (``arena.home``), its builds kept under ``BAIZE_VAR_DIR/home-builds``."""
+    try:
+        row = runtime_named(runtime)
+    except KeyError as error:
+        raise LocalBotUnplayable(str(error.args[0])) from None
+    try:
+        return home_launcher(
+            path, row, python=settings.BAIZE_SANDBOX_PYTHON, builds=settings.VAR_DIR / "home-builds"
+        )
+    except UploadRejected as error:
+        raise LocalBotUnplayable(f"the server would refuse {path}: {error}") from None
+    except HomeBuildFailed as error:
+        raise LocalBotUnplayable(f"the build of {path} failed:\n{error}") from None
 
 
 def _local_sandboxed(path: Path, runtime: str) -> BotLauncher:

@@ -25,7 +25,10 @@ def test_a_local_file_plays_a_built_in_bot_and_every_decision_is_printed():
     output = play(
         "snag", str(ROOT / "examples" / "snag" / "bot.py"), "random", "--option", "target=5"
     )
-    assert output.splitlines()[0] == f"seat 0: script:{ROOT / 'examples' / 'snag' / 'bot.py'}"
+    assert output.splitlines()[0] == (
+        f"seat 0: script:{ROOT / 'examples' / 'snag' / 'bot.py'}"
+        " (unsandboxed: your own process, wall-clock time)"
+    )
     assert "seat 1: builtin:random" in output
     assert "  seat 0: {" in output and "µs)" in output
     assert "winner: seat" in output and "played" in output
@@ -139,8 +142,30 @@ def test_play_refuses_what_an_upload_would_refuse(sandbox, tmp_path):
     with pytest.raises(CommandError, match="the server would refuse .*bot.py line 1"):
         play("snag", str(tmp_path), "random", "--sandbox")
     (tmp_path / "bot.py").write_text("print('fine')\n")
-    with pytest.raises(CommandError, match="a cpp bot is built and run in the sandbox"):
+    # At home too, without the sandbox: the files are read as an upload of them would be.
+    with pytest.raises(CommandError, match="the server would refuse .*no \\*\\.cpp at the"):
         play("snag", str(tmp_path), "random", "--runtime", "cpp")
+
+
+def test_play_builds_a_cpp_bot_at_home_and_runs_it_unsandboxed(tmp_path, settings):
+    settings.VAR_DIR = tmp_path / "var"
+    source = tmp_path / "my_bot.cpp"
+    source.write_bytes(FIRST_LEGAL_CPP)
+    output = play("snag", str(source), "random", "--quiet")
+    assert "seat 0: my_bot.cpp (cpp, unsandboxed: your own process" in output
+    assert "played" in output
+    # Built once: the second match finds the build.
+    builds = list((settings.VAR_DIR / "home-builds").iterdir())
+    assert len(builds) == 1 and (builds[0] / "bot").is_file()
+    assert "played" in play("snag", str(source), "random", "--quiet")
+    assert list((settings.VAR_DIR / "home-builds").iterdir()) == builds
+
+
+def test_play_says_why_a_bot_built_at_home_fails_its_build(tmp_path, settings):
+    settings.VAR_DIR = tmp_path / "var"
+    (tmp_path / "bot.cpp").write_text("int main( {")
+    with pytest.raises(CommandError, match="(?s)the build of .* failed:.*error"):
+        play("snag", str(tmp_path / "bot.cpp"), "random")
 
 
 def sets_record(output: str) -> tuple[int, int, int, float, float]:

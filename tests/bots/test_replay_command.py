@@ -124,6 +124,13 @@ def test_the_random_seat_replays_too_with_its_seed(logged):
     assert "no difference" in output and "(the same result)" in output, output
 
 
+def test_the_built_in_bot_that_sat_there_replays_with_its_recorded_seed_unasked(logged):
+    _, path, events = logged
+    output = replay(path, "--seat", "1", "random")
+    assert f"random: bot_seed {bot_seeds(events)[1]}, as recorded" in output
+    assert "no difference" in output and "(the same result)" in output, output
+
+
 def test_the_random_bot_with_another_seed_is_caught_where_its_choice_first_differs(logged):
     _, path, events = logged
     seed = bot_seeds(events)[1] + 1

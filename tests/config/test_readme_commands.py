@@ -110,7 +110,9 @@ def test_the_quick_start_and_the_commands_run_as_written(checkout):
     played = run(
         checkout, "DEBUG=1 .venv/bin/python manage.py play snag examples/snag/bot.py random"
     )
-    assert played.splitlines()[0] == "seat 0: script:examples/snag/bot.py"
+    assert played.splitlines()[0] == (
+        "seat 0: script:examples/snag/bot.py (unsandboxed: your own process, wall-clock time)"
+    )
     assert "winner: seat" in played and ", played," in played
     sets = run(
         checkout,

@@ -26,6 +26,7 @@ again exactly).
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
@@ -41,8 +42,9 @@ from arena.replay import (
     ReplayStopped,
     read_log,
 )
-from arena.runner import BotLauncher
+from arena.runner import BotLauncher, ScriptLauncher
 from arena.runtimes import RUNTIMES
+from bots.services.bots import builtin_strategy_names
 from bots.services.launch import LocalBotUnplayable, local_launcher, match_cpu, referee_limits
 from games.rules import get_game
 from ladder.home import HomeSet, SetsRecord, home_sets_play
@@ -113,7 +115,7 @@ class Command(BaseCommand):
         players = [local_bot(game.id, spec, options) for spec in specs[1:]]
         limits = local_limits(options)
         for seat, player in enumerate(players):
-            self.stdout.write(f"seat {seat}: {player}")
+            self.stdout.write(f"seat {seat}: {described(player)}")
         result = referee_match(game, state, players, limits=limits, emit=self._print_event)
         self._print_result(result)
 
@@ -126,7 +128,7 @@ class Command(BaseCommand):
         except ValueError as error:
             raise CommandError(str(error)) from None
         first, second = (local_bot(game.id, spec, options) for spec in specs)
-        self.stdout.write(f"first: {first}\nsecond: {second}")
+        self.stdout.write(f"first: {described(first)}\nsecond: {described(second)}")
         sets_printer = SetsPrinter(self.stdout, (str(first), str(second)), quiet=self.quiet)
         try:
             record = home_sets_play(
@@ -160,6 +162,7 @@ class Command(BaseCommand):
         except (LogUnplayable, ValueError) as error:
             raise CommandError(str(error)) from None
         self._describe_log(options["replay"], recorded)
+        options = self._recorded_seed(options, recorded, game.id, seat)
         bot = local_bot(game.id, specs[0], options)
         limits = local_limits(options)
         comparison = Comparison(
@@ -180,7 +183,7 @@ class Command(BaseCommand):
         other = f"the record of {_recorded_name(recorded, 1 - seat)}"
         if then is not None:
             other += f", then {options['opponent']} from the first difference"
-        self.stdout.write(f"seat {seat}: {bot}")
+        self.stdout.write(f"seat {seat}: {described(bot)}")
         self.stdout.write(f"seat {1 - seat}: {other}")
         try:
             result = referee_match(game, state, players, limits=limits, emit=self._print_event)
@@ -191,6 +194,22 @@ class Command(BaseCommand):
         self._print_difference(comparison)
         self._print_result(result)
         self._print_recorded_result(recorded, result, comparison)
+
+    def _recorded_seed(
+        self, options: dict[str, Any], recorded: RecordedMatch, game_id: str, seat: int
+    ) -> dict[str, Any]:
+        """The options with ``--bot-seed`` taken from the log where BOT is the built-in bot
+        that sat in ``seat`` and none was given: it then plays its recorded choices again."""
+        spec, seed = options["specs"][0], recorded.bot_seed(seat)
+        if options["bot_seed"] is not None or seed is None or Path(spec).exists():
+            return options
+        names = builtin_strategy_names(game_id)
+        sat = recorded.players[seat].get("builtin") or _recorded_name(recorded, seat)
+        sat = sat.rsplit("/", 1)[-1]
+        if names.get(spec, spec) != names.get(sat, sat):
+            return options
+        self.stdout.write(f"{spec}: bot_seed {seed}, as recorded (--bot-seed to change it)")
+        return {**options, "bot_seed": seed}
 
     def _describe_log(self, path: str, recorded: RecordedMatch) -> None:
         self.stdout.write(
@@ -307,6 +326,14 @@ def local_bot(game_id: str, spec: str, options: dict[str, Any]) -> BotLauncher:
         )
     except LocalBotUnplayable as error:
         raise CommandError(str(error)) from None
+
+
+def described(bot: BotLauncher) -> str:
+    """A local bot as the command names it: a Python file run as it is says what it is not,
+    as a bot built at home does (``arena.home``)."""
+    if isinstance(bot, ScriptLauncher):
+        return f"{bot} (unsandboxed: your own process, wall-clock time)"
+    return str(bot)
 
 
 def local_limits(options: dict[str, Any]) -> Limits:
