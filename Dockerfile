@@ -11,7 +11,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1
 # library's headers for native builds. Then the toolchains of the bot runtimes, as the
 # runtimes table's rows name them (arena/runtimes.py prints them). The JDK's scripts expect
 # man folders the slim image leaves out.
-COPY bots/__init__.py arena/runtimes.py /tmp/table/bots/
+COPY arena/__init__.py arena/runtimes.py /tmp/table/arena/
 RUN mkdir -p /usr/share/man/man1 \
     && apt-get update \
     && apt-get install -y --no-install-recommends bubblewrap util-linux python3 \
@@ -23,6 +23,7 @@ COPY config ./config
 COPY errors ./errors
 COPY monitoring ./monitoring
 COPY games ./games
+COPY arena ./arena
 COPY bots ./bots
 COPY matches ./matches
 COPY tournaments ./tournaments
