@@ -13,7 +13,7 @@ unexport PYTHONDONTWRITEBYTECODE
 # The demo, bench and local server run on the embedded default, where debugging is fine.
 LOCAL := DEBUG=$${DEBUG:-1}
 
-.PHONY: demo test test-deps test-fast bench strength lint format serve worker worker-only beat clean browser-deps load-deps sandbox-deps runtime-deps \
+.PHONY: demo test test-deps test-fast bench bench-tests strength lint format serve worker worker-only beat clean browser-deps load-deps sandbox-deps runtime-deps \
 	deploy-check
 
 $(STAMP): pyproject.toml
@@ -91,6 +91,12 @@ BENCH_POSTGRES_URL ?= postgres://postgres@127.0.0.1:5432/postgres
 bench: $(STAMP) load-deps sandbox-deps
 	$(LOCAL) $(PY) manage.py migrate --no-input -v 0
 	$(LOCAL) BENCH_POSTGRES_URL=$(BENCH_POSTGRES_URL) $(PY) manage.py bench
+
+# The bench's measurements that are tests (tests/ops/test_page_cost.py): the tournament page's
+# cost with the metrics on against off, and against the code before sign-in, run for run.
+# About two minutes with both CPUs busy, so never part of make test.
+bench-tests: $(STAMP) load-deps
+	BAIZE_BENCH_TESTS=1 $(PY) -m pytest -n 0 tests/ops/test_page_cost.py -s
 
 strength: $(STAMP)
 	$(LOCAL) $(PY) manage.py bot_strength

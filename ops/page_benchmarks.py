@@ -372,12 +372,13 @@ BENCH_AUTHOR = "bench-author"
 
 
 def page_costs(*, runs: int, seconds: float, log) -> dict[str, float]:
-    """The tournament page's cost, run for run: metrics on against off, signed in against
-    anonymous, and (on SQLite, where the database is a file to copy for it) against the
-    code before sign-in. Each ratio is a median of paired runs (``paired_ratio``); the
+    """The tournament page's cost, run for run: metrics on against off (the standings API's
+    too), signed in against anonymous, and (on SQLite, where the database is a file to copy
+    for it) against the code before sign-in. Each ratio is a median of paired runs (``paired_ratio``); the
     rates are requests per CPU-second of the server."""
     tournament = bench_tournament()
     path = f"/tournaments/{tournament.pk}/"
+    api = f"/api/tournaments/{tournament.pk}/standings/"
     multiprocess = Path(tempfile.mkdtemp(prefix="baize-metrics-"))
     on = {"BAIZE_METRICS": "1", "PROMETHEUS_MULTIPROC_DIR": str(multiprocess)}
     figures: dict[str, float] = {}
@@ -386,18 +387,23 @@ def page_costs(*, runs: int, seconds: float, log) -> dict[str, float]:
             gunicorn_server(env=on) as (on_base, on_pid),
             gunicorn_server(env={"BAIZE_METRICS": "0"}) as (off_base, off_pid),
         ):
-            log("the tournament page, metrics on and off, anonymous and signed in")
+            log("the tournament page and the standings API, metrics on and off; signed in")
             cookie = signed_in_cookie()
             measured = costs_alternating(
                 {
                     "on": Served(on_base, on_pid, path),
                     "off": Served(off_base, off_pid, path),
                     "signed_in": Served(on_base, on_pid, path, (cookie,)),
+                    "api_on": Served(on_base, on_pid, api),
+                    "api_off": Served(off_base, off_pid, api),
                 },
                 runs=runs,
                 seconds=seconds,
             )
         figures["metrics_on_over_off"] = paired_ratio(measured, "on", "off")
+        figures["api_metrics_on_over_off"] = paired_ratio(measured, "api_on", "api_off")
+        figures["api_on_per_cpu_second"] = _median_of(measured["api_on"])
+        figures["api_off_per_cpu_second"] = _median_of(measured["api_off"])
         figures["signed_in_over_anonymous"] = paired_ratio(measured, "signed_in", "on")
         figures["on_per_cpu_second"] = _median_of(measured["on"])
         figures["off_per_cpu_second"] = _median_of(measured["off"])
@@ -448,3 +454,50 @@ def _before_sign_in(
         "before_sign_in_per_cpu_second": _median_of(measured["before"]),
         "now_per_cpu_second": _median_of(measured["now"]),
     }
+
+
+def cost_rows(*, runs: int, quick: bool, log) -> list[tuple]:
+    """The load rows of what the tournament page costs the server, each beside its floor
+    run for run: ``(what, value, unit, floor, floor is, target as a multiple of it)``."""
+    if not wrk_available():
+        return []
+    costs = page_costs(runs=3 if quick else min(runs, 5), seconds=2 if quick else 3, log=log)
+    unit = "requests/CPU-s"
+    rows = [
+        (
+            "tournament page, metrics on (multiprocess), per server CPU-second",
+            costs["on_per_cpu_second"],
+            unit,
+            costs["off_per_cpu_second"],
+            "metrics off, run for run",
+            METRICS_TARGET,
+        ),
+        (
+            "standings API, metrics on (multiprocess), per server CPU-second",
+            costs["api_on_per_cpu_second"],
+            unit,
+            costs["api_off_per_cpu_second"],
+            "metrics off, run for run",
+            METRICS_TARGET,
+        ),
+        (
+            "tournament page signed in, per server CPU-second",
+            costs["signed_in_per_cpu_second"],
+            unit,
+            costs["on_per_cpu_second"],
+            "anonymous, run for run",
+            None,
+        ),
+    ]
+    if "now_per_cpu_second" in costs:
+        rows.append(
+            (
+                "tournament page, per server CPU-second",
+                costs["now_per_cpu_second"],
+                unit,
+                costs["before_sign_in_per_cpu_second"],
+                f"before sign-in ({BEFORE_SIGN_IN}), run for run",
+                1.0,
+            )
+        )
+    return rows

@@ -480,10 +480,18 @@ def _native_series_rows(
 
 
 def _load_rows(runs: int, quick: bool, console: Console) -> list[Figure]:
-    """The pages and the standings API under load (gunicorn and wrk)."""
-    return [
+    """The pages and the standings API under load (gunicorn and wrk), then what the
+    tournament page costs the server beside its floors, run for run (metrics off, an
+    anonymous viewer, the code before sign-in)."""
+    rows = [
         Figure(what, value, unit, target=target, lower_is_better=lower)
         for what, value, unit, target, lower in page_bench.bench_rows(
+            runs=runs, quick=quick, log=console.log
+        )
+    ]
+    return rows + [
+        Figure(what, value, unit, floor, floor_is, target=target, target_is_ratio=True)
+        for what, value, unit, floor, floor_is, target in page_bench.cost_rows(
             runs=runs, quick=quick, log=console.log
         )
     ]
