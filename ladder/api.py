@@ -17,7 +17,7 @@ from errors import DomainError, NotFound
 from games.rules import GAMES
 from tournaments.formats import Format
 from tournaments.models import Tournament
-from tournaments.queue import QueueSnapshot, queue_snapshot
+from tournaments.queueing import QueueSnapshot, queue_snapshot
 from tournaments.sprt import SprtParameters
 
 from . import selectors, services

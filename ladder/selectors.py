@@ -26,7 +26,7 @@ from tournaments.models import (
     TournamentMatch,
     current,
 )
-from tournaments.queue import QueueSnapshot, matches_of_tournament
+from tournaments.queueing import QueueSnapshot, matches_of_tournament
 from tournaments.ratings.maths import CONSERVATIVE_SIGMAS, PRIOR
 from tournaments.ratings.selectors import rating_skills
 from tournaments.selectors import SideSet, sets_from_side
@@ -469,7 +469,7 @@ def version_test_progress(*, tournament: Tournament) -> TestProgress:
 
 @dataclass(frozen=True)
 class AuthorEta:
-    """Where a running challenge or version test stands in the queue (``tournaments.queue``):
+    """Where a running challenge or version test stands in the queue (``tournaments.queueing``):
     its place in line (None once nothing of it waits), the tasks ahead of it, its matches
     left, and the seconds until it is expected to finish (None: no worker can say, or it
     is over). A version test's figure adds the sets its LLR's trend says it still needs,

@@ -1,4 +1,4 @@
-"""``GET /api/queue/``: the queue, for everyone (``tournaments.queue``)."""
+"""``GET /api/queue/``: the queue, for everyone (``tournaments.queueing``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 
 from bots.queues import DEFAULT_QUEUE, SANDBOXED_QUEUE
 
-from .queue import (
+from .queueing import (
     QueueSnapshot,
     ceil_seconds,
     queue_snapshot,

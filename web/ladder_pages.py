@@ -11,7 +11,7 @@ from ladder import selectors as ladder_selectors
 from ladder.selectors import AuthorEta, AuthorSet, HeadToHead, LadderRow, TestProgress
 from tournaments.formats import format_spec
 from tournaments.models import DuplicateSet, Tournament, TournamentMatch, current
-from tournaments.queue import queue_snapshot
+from tournaments.queueing import queue_snapshot
 
 #: Width of the LLR bar of a version test, in SVG units.
 LLR_BAR_WIDTH = 300

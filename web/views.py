@@ -19,7 +19,7 @@ from matches.selectors import match_event_records
 from matches.visibility import match_access, match_fields
 from tournaments.formats import Format
 from tournaments.models import Tournament
-from tournaments.queue import queue_snapshot
+from tournaments.queueing import queue_snapshot
 from tournaments.queue_api import queue_view
 from tournaments.ratings import selectors as rating_selectors
 

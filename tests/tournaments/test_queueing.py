@@ -10,7 +10,7 @@ from django.test import Client
 from django.utils import timezone
 
 from monitoring.services import worker_heartbeat_beat
-from tournaments.queue import Slot, Task, queue_snapshot, schedule
+from tournaments.queueing import Slot, Task, queue_snapshot, schedule
 
 from .conftest import start, strategy_bots, tournament_with
 
