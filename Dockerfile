@@ -21,6 +21,7 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY config ./config
 COPY errors ./errors
+COPY base ./base
 COPY monitoring ./monitoring
 COPY games ./games
 COPY arena ./arena

@@ -15,21 +15,9 @@ from django.contrib import admin
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 
+from base.admin import ReadOnlyAdmin
+
 from .models import Bot, BotVersion
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """An admin page for records that services write and nobody edits by hand."""
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
 
 VERSION_FIELDS = [
     "bot",

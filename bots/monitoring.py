@@ -22,11 +22,7 @@ from django.db import connection
 from prometheus_client.core import GaugeMetricFamily, Metric
 
 from arena.runtimes import RUNTIMES
-from monitoring import heartbeat, metrics
-from monitoring.exposition import scrape_collector_add
-
-from .models import BotVersion
-from .queues import (
+from base.queues import (
     AUTHOR_PRIORITY,
     DEFAULT_QUEUE,
     FILLER_PRIORITY,
@@ -34,6 +30,10 @@ from .queues import (
     PRIORITY_STEPS,
     SANDBOXED_QUEUE,
 )
+from monitoring import heartbeat, metrics
+from monitoring.exposition import scrape_collector_add
+
+from .models import BotVersion
 
 logger = logging.getLogger(__name__)
 

@@ -9,20 +9,17 @@ from celery import Task, shared_task
 from celery.signals import celeryd_after_setup
 from django.core.exceptions import ObjectDoesNotExist
 
-from .queues import SANDBOXED_QUEUE
+from base.queues import SANDBOXED_QUEUE
+from base.retry import retrying
+
 from .services.check import bot_version_check, version_check_failed
 from .services.code_cache import CodeUnavailable
 
 logger = logging.getLogger(__name__)
 
 
-#: Retries of a task whose bot code no store gave: 5 s, doubling up to 5 minutes, ~1 hour.
-CODE_RETRY = {
-    "autoretry_for": (CodeUnavailable,),
-    "retry_backoff": 5,
-    "retry_backoff_max": 300,
-    "max_retries": 15,
-}
+#: Retries of a task whose bot code no store gave (``base.retry``: about an hour).
+CODE_RETRY = retrying(CodeUnavailable)
 
 
 #: Retries of a check: as ``CODE_RETRY``, and for any error that stopped it (the database

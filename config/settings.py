@@ -16,7 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from bots.queues import PRIORITY_STEPS
+from base.queues import PRIORITY_STEPS
 
 from .env import env_bool, env_choice, env_float, env_int, env_list, env_rate, env_str
 from .observability import cache_counting_reads, log_formatters, metrics_multiprocess_dir
@@ -184,7 +184,7 @@ SPECTACULAR_SETTINGS = {
 
 _BROKER_URL = env_str("CELERY_BROKER_URL", "")
 if _BROKER_URL and urlsplit(_BROKER_URL).scheme not in ("redis", "rediss"):
-    # The queues' order and priorities (bots.queues) are built on Redis's lists.
+    # The queues' order and priorities (base.queues) are built on Redis's lists.
     raise ImproperlyConfigured(
         f"CELERY_BROKER_URL must be a redis:// or rediss:// URL, got {_BROKER_URL!r}"
     )
@@ -202,7 +202,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env_int("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=1),
     # Each priority of each queue is a list of its own, 0 taken first; within one priority
     # the queues take turns, so the ladder's built-in filler (priority 9) never holds back
-    # what authors wait for (bots.queues: the order and its guarantee).
+    # what authors wait for (base.queues: the order and its guarantee).
     "priority_steps": PRIORITY_STEPS,
     "sep": ":",
     "queue_order_strategy": "round_robin",

@@ -7,7 +7,7 @@ from typing import Any
 from django.urls import reverse
 from rest_framework import serializers
 
-from bots.serializers import ClosedInputSerializer
+from base.serializers import ClosedInputSerializer
 from tournaments.sprt import ELO_LIMIT, SPRT_BOUNDS, SprtParameters
 
 from .selectors import SetStatus

@@ -13,7 +13,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 
-from bots.admin import ReadOnlyAdmin
+from base.admin import ReadOnlyAdmin
 
 from .models import Match, MatchSeat, SeatStderr
 

@@ -4,7 +4,10 @@ the demo), which no layer below imports; ``monitoring`` (metrics, health, heartb
 no domain, and every layer above records through it; ``arena`` runs programs under a
 referee (runner, sandbox, series, the set player) and imports no Django and no app.
 
-Beneath them all, ``errors`` holds the refusals every layer raises. Each app's rows have one
+Beneath them all, ``errors`` holds the refusals every layer raises (the Django-free arena's too),
+and ``base`` what every app shares (the closed input serializer, the read-only admin, the
+queues and priorities, the retry policy): it imports no app, and no app imports another
+for one of these. Each app's rows have one
 writer, its services (bots' and tournaments' a package), and no module reaches another by a name
 computed at run time, which this test could not see.
 """
@@ -20,6 +23,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = [
+    "base",
     "games",
     "arena",
     "monitoring",

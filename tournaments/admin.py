@@ -19,11 +19,12 @@ from django.forms.models import BaseInlineFormSet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
+from base.admin import ReadOnlyAdmin
 from games.rules import GAMES
 from matches.models import Match
 
 from . import services
-from .admin_actions import ReadOnlyAdmin, ReasonForm, with_reason
+from .admin_actions import ReasonForm, with_reason
 from .config import BOUNDS, CONFIG_FIELDS, TournamentConfig
 from .formats import format_names
 from .models import (

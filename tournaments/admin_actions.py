@@ -52,14 +52,3 @@ def with_reason(
         "action_checkbox_name": ACTION_CHECKBOX_NAME,
     }
     return TemplateResponse(request, "admin/tournaments/action_reason.html", context)
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False

@@ -106,7 +106,7 @@ class FormatSpec:
     #: A further check of a configuration of this format: ``ValueError`` saying what is wrong.
     check: Callable[[TournamentConfig], None] | None = None
     #: Work that never runs out: its matches between built-in bots wait behind everything
-    #: else (``bots.queues.FILLER_PRIORITY``).
+    #: else (``base.queues.FILLER_PRIORITY``).
     fills_idle_workers: bool = False
 
     @property

@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from bots.queues import DEFAULT_QUEUE, SANDBOXED_QUEUE
+from base.queues import DEFAULT_QUEUE, SANDBOXED_QUEUE
 
 from .queueing import (
     QueueSnapshot,

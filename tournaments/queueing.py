@@ -8,7 +8,7 @@ task renews the stamp of the matches it still holds, the one it is about to clai
 included), so a pairing's pending and running matches grouped by that stamp, and cut as
 ``match_series`` cuts them, are its tasks. A group holding a running match is a running
 task; any other waits in the queue, at the priority its kind of work is sent at
-(``bots.queues``), in the queue its bots need.
+(``base.queues``), in the queue its bots need.
 
 **The expected times.** A match is expected to take what this game's matches took lately
 (the last hour, apart for uploaded and built-in bots), plus the pause a worker process
@@ -16,7 +16,7 @@ takes between two matches. The workers alive (their heartbeats) are slots; a run
 keeps its slot for what it has left, and the waiting tasks go, best priority first and
 oldest first, each to the slot that frees first among those that may take it (a task of
 uploaded code only to a worker whose sandbox is ``full``): as Celery on Redis hands them
-out (``bots.queues``). Work sent later at a better priority can still come first; the
+out (``base.queues``). Work sent later at a better priority can still come first; the
 figures are read again at each look.
 """
 
@@ -33,7 +33,7 @@ from django.conf import settings
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from bots.queues import DEFAULT_QUEUE, PRIORITY_STEPS, SANDBOXED_QUEUE
+from base.queues import DEFAULT_QUEUE, PRIORITY_STEPS, SANDBOXED_QUEUE
 from matches.models import Match, MatchSeat
 from monitoring.models import WorkerHeartbeat
 from monitoring.selectors import workers_alive

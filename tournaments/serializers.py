@@ -5,7 +5,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
-from bots.serializers import ClosedInputSerializer
+from base.serializers import ClosedInputSerializer
 from matches.models import Match
 from matches.serializers import MatchAccessSerializer, MatchSerializer
 

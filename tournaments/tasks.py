@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from bots.tasks import CODE_RETRY
+from base.retry import retrying
+from bots.services.code_cache import CodeUnavailable
 from matches.play import MatchLimits, match_play, matches_play_as_sets
 
 from .models import Tournament, TournamentMatch
 from .monitoring import task_observed
 from .services.scheduling import tournament_match_settle, tournament_matches_held
 from .tick import tournaments_tick
+
+#: Retries of a match whose bots' code no store this worker reads gave yet (``base.retry``).
+CODE_RETRY = retrying(CodeUnavailable)
 
 
 @shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True, **CODE_RETRY)

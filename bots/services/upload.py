@@ -13,9 +13,9 @@ from django.db import IntegrityError, transaction
 
 from arena.bot_code import BotCode, UploadLimits, UploadRejected, read_upload
 from arena.runtimes import DEFAULT_RUNTIME, Runtime, runtime_named
+from base.queues import FIRST_PRIORITY, SANDBOXED_QUEUE
 
 from ..models import Bot, BotVersion
-from ..queues import FIRST_PRIORITY, SANDBOXED_QUEUE
 from .code_cache import code_cache_put, code_publish
 
 

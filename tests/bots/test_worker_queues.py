@@ -1,5 +1,5 @@
 """Code from strangers reaches only workers whose sandbox holds it, and the ladder's
-built-in filler never holds back what an author waits for (``bots.queues``)."""
+built-in filler never holds back what an author waits for (``base.queues``)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ from django.test import override_settings
 from django.utils import timezone
 from kombu import Consumer, Exchange, Message, Queue
 
-from bots.models import Bot, BotVersion
-from bots.queues import (
+from base.queues import (
     AUTHOR_PRIORITY,
     DEFAULT_QUEUE,
     FILLER_PRIORITY,
@@ -21,6 +20,7 @@ from bots.queues import (
     SANDBOXED_QUEUE,
     queue_for,
 )
+from bots.models import Bot, BotVersion
 from bots.services.bots import builtin_bots_sync
 from bots.services.upload import bot_version_upload
 from config.celery import app

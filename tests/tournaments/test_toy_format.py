@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bots.queues import AUTHOR_PRIORITY, FILLER_PRIORITY, FIRST_PRIORITY
+from base.queues import AUTHOR_PRIORITY, FILLER_PRIORITY, FIRST_PRIORITY
 from tournaments import selectors, services
 from tournaments.formats import FORMATS, FormatSpec, register_format
 from tournaments.models import Tournament

@@ -10,7 +10,9 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
 
-from ..admin_actions import ReadOnlyAdmin, with_reason
+from base.admin import ReadOnlyAdmin
+
+from ..admin_actions import with_reason
 from . import services as rating_services
 from .models import Leaderboard, Rating
 

@@ -26,8 +26,8 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from base.queues import AUTHOR_PRIORITY, FILLER_PRIORITY, FIRST_PRIORITY, queue_for
 from bots.models import BotVersion
-from bots.queues import AUTHOR_PRIORITY, FILLER_PRIORITY, FIRST_PRIORITY, queue_for
 from matches.models import Match
 from matches.selectors import match_runs_uploaded_code
 from matches.services import (
@@ -88,7 +88,7 @@ def _tasks_send(*, match_ids: Sequence[int], on_sent: Callable[[int], None] | No
 def tournament_run_send(*, match_ids: Sequence[int]) -> None:
     """One task for a run of matches (``tournaments.series``): a series' task, or a lone
     match's, on the queue its bots need and at the priority of its kind of work
-    (``bots.queues``; the run's matches are alike: one tournament, one pair of bots)."""
+    (``base.queues``; the run's matches are alike: one tournament, one pair of bots)."""
     from ..tasks import tournament_match_play, tournament_series_play  # they import this
 
     format = TournamentMatch.objects.values_list("tournament__format", flat=True).get(
@@ -109,7 +109,7 @@ def tournament_run_send(*, match_ids: Sequence[int]) -> None:
 
 def match_priority(tournament_format: str, *, runs_uploaded_code: bool) -> int:
     """An organised tournament's match goes first; a filler format's (the ladder's) between
-    built-in bots last, behind everything an author waits for (``bots.queues``)."""
+    built-in bots last, behind everything an author waits for (``base.queues``)."""
     spec = format_spec(tournament_format)
     if spec.organised:
         return FIRST_PRIORITY
