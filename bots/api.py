@@ -24,7 +24,6 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from arena.bot_code import read_code_folder, zip_code
-from arena.runtimes import DEFAULT_RUNTIME
 from errors import DomainError, NotFound
 from games.rules import GAMES
 
@@ -42,13 +41,14 @@ from .serializers import (
     SandboxSerializer,
     SignUpInputSerializer,
     TokenInputSerializer,
+    UploadedVersionSerializer,
     VersionUploadInputSerializer,
 )
 from .services.accounts import user_sign_up, user_token
 from .services.bots import bot_create, bot_update
 from .services.code_cache import CodeUnavailable
 from .services.launch import current_sandbox, version_sources_dir
-from .services.upload import bot_version_upload
+from .services.upload import bot_version_upload, upload_runtime_choose
 from .upload_files import upload_capped, upload_file
 
 
@@ -136,7 +136,8 @@ class BotDetailApi(APIView):
 
 class BotVersionListApi(APIView):
     """A bot's versions; ``POST`` a new one as multipart ``file`` (the runtime's single file
-    or a ``.zip``) and ``runtime`` (a row of the runtimes table, default ``python``)."""
+    or a ``.zip``) and ``runtime`` (a row of the runtimes table; without it, the bot's last
+    version's if it takes the files, else the table's guess from them: ``runtime_from``)."""
 
     parser_classes = [MultiPartParser]
     throttle_classes = [ScopedOnPost]
@@ -148,18 +149,20 @@ class BotVersionListApi(APIView):
         versions = selectors.bot_versions(bot=bot)
         return Response(_version_serializer(request, bot)(versions, many=True).data)
 
-    @extend_schema(
-        request=VersionUploadInputSerializer, responses={202: BotVersionPrivateSerializer}
-    )
+    @extend_schema(request=VersionUploadInputSerializer, responses={202: UploadedVersionSerializer})
     def post(self, request: Request, pk: int) -> Response:
         bot = _bot_to_change(request, pk)
         upload = _uploaded_file(request)
-        runtime = request.data.get("runtime") or DEFAULT_RUNTIME
+        data = upload.read()
+        choice = upload_runtime_choose(
+            bot=bot, filename=upload.name, data=data, asked=request.data.get("runtime")
+        )
         version = bot_version_upload(
-            bot=bot, filename=upload.name, data=upload.read(), runtime=runtime
+            bot=bot, filename=upload.name, data=data, runtime=choice.runtime.name
         )
         version.refresh_from_db()  # the check may have run already (eager tasks)
-        return Response(BotVersionPrivateSerializer(version).data, status=status.HTTP_202_ACCEPTED)
+        body = UploadedVersionSerializer(version, context={"runtime_from": choice.source}).data
+        return Response(body, status=status.HTTP_202_ACCEPTED)
 
 
 class BotVersionDetailApi(APIView):

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from arena.runtimes import DEFAULT_RUNTIME
 from base.serializers import ClosedInputSerializer
 
 from .models import Bot, BotVersion
+from .services.upload import RuntimeFrom
 
 #: The longest description a bot may have, in characters.
 MAX_DESCRIPTION = 2000
@@ -88,8 +89,9 @@ class VersionUploadInputSerializer(serializers.Serializer):
     )
     runtime = serializers.CharField(
         required=False,
-        default=DEFAULT_RUNTIME,
-        help_text="A row of GET /api/runtimes/ (default python): what builds and runs the bot.",
+        help_text="A row of GET /api/runtimes/: what builds and runs the bot. Without it: the"
+        " bot's last version's runtime if it takes these files, else the runtimes table's guess"
+        " from the files' names (bot.cpp: cpp); the answer's runtime_from says which.",
     )
 
 
@@ -124,6 +126,23 @@ class BotVersionPrivateSerializer(BotVersionSerializer):
 
     class Meta(BotVersionSerializer.Meta):
         fields = [*BotVersionSerializer.Meta.fields, "status_reason", "build_log", "check_log"]
+
+
+class UploadedVersionSerializer(BotVersionPrivateSerializer):
+    """A version just uploaded, as its owner sees it, and where its runtime came from (the
+    context's ``runtime_from``)."""
+
+    runtime_from = serializers.SerializerMethodField(
+        help_text="given: the upload named it; last_version: the bot's last version's, which"
+        " takes these files; files: the runtimes table's guess from the files."
+    )
+
+    class Meta(BotVersionPrivateSerializer.Meta):
+        fields = [*BotVersionPrivateSerializer.Meta.fields, "runtime_from"]
+
+    @extend_schema_field(serializers.ChoiceField(choices=list(RuntimeFrom)))
+    def get_runtime_from(self, version: BotVersion) -> str:
+        return str(self.context["runtime_from"])
 
 
 #: Every field of a bot as the API shows it.

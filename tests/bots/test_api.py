@@ -330,7 +330,8 @@ def test_versions_are_numbered_in_upload_order(
         ("bot.zip", zip_of({"bot.py": GOOD_BOT, "../../x.py": b""}), 400, "zip_traversal", "x.py"),
         ("bot.zip", zip_with_symlink("s", "/etc/passwd"), 400, "zip_link", "a link"),
         ("bot.zip", GOOD_BOT, 400, "not_a_zip", "not a zip archive"),
-        ("bot.exe", GOOD_BOT, 400, "unsupported_file", ".py file or a .zip"),
+        # Named for no row but the prebuilt executable's, which takes any file: judged so.
+        ("bot.exe", GOOD_BOT, 400, "not_an_executable", "not an x86-64 Linux executable"),
     ],
     ids=["syntax", "oversize", "bomb", "traversal", "symlink", "not-zip", "exe"],
 )
@@ -346,6 +347,46 @@ def test_a_refused_upload_says_why_and_changes_nothing(
     body = response.json()
     assert body["error"] == error and words in body["detail"], body
     assert stored_state(code_store) == before
+
+
+@pytest.mark.parametrize(
+    "last, name, data, runtime, runtime_from",
+    [
+        (None, "bot.cpp", b"int main() {}\n", "cpp", "files"),
+        ("pypy", "bot.py", GOOD_BOT, "pypy", "last_version"),
+        ("cpp", "helpers.zip", zip_of({"a.cpp": b"", "b.hpp": b""}), "cpp", "last_version"),
+        ("cpp", "bot.py", GOOD_BOT, "python", "files"),
+    ],
+    ids=["cpp-alone", "as-last", "zip-as-last", "other-than-last"],
+)
+def test_an_upload_without_a_runtime_takes_the_last_version_s_or_the_files_and_says_which(
+    alices_bot, alice, code_store, last, name, data, runtime, runtime_from
+):
+    if last is not None:
+        BotVersion.objects.create(bot=alices_bot, number=1, content_hash="e" * 64, runtime=last)
+
+    response = upload(client_for(alice), alices_bot, name, data)
+
+    body = response.json()
+    assert response.status_code == 202, body
+    assert (body["runtime"], body["runtime_from"]) == (runtime, runtime_from)
+
+
+def test_a_zipped_folder_is_refused_with_the_advice_of_the_runtime_its_files_are_for(
+    alices_bot, alice, code_store
+):
+    data = zip_of({"my_bot/main.rs": b"fn main() {}\n"})
+
+    response = upload(client_for(alice), alices_bot, "bot.zip", data)
+
+    assert response.json()["error"] == "no_entry_point"
+    assert "found my_bot/main.rs: zip the folder's contents" in response.json()["detail"]
+    assert "the rust runtime expects" in response.json()["detail"]
+
+
+def test_an_upload_naming_its_runtime_says_it_was_given(alices_bot, alice, code_store):
+    response = upload(client_for(alice), alices_bot, "bot.py", GOOD_BOT, runtime="pypy")
+    assert (response.json()["runtime"], response.json()["runtime_from"]) == ("pypy", "given")
 
 
 def test_an_upload_to_someone_elses_bot_is_forbidden(alices_bot, bob, code_store):
