@@ -81,6 +81,8 @@ def task_context_connect() -> None:
     task_postrun.connect(_task_ended, dispatch_uid="monitoring_log_task_ended", weak=False)
     if settings.LOG_FORMAT == "json":
         setup_logging.connect(_celery_logging, dispatch_uid="monitoring_log_setup", weak=False)
+        # A warning (Celery's about running as root, say) is a log line too, not raw text.
+        logging.captureWarnings(True)
 
 
 def _task_started(*, task_id: str, task: Any, **kwargs: Any) -> None:
