@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import OuterRef, QuerySet, Subquery
+from rest_framework.authtoken.models import Token
 
 from arena.runtimes import RUNTIMES
 
@@ -38,6 +39,11 @@ def current_versions(
         ready = ready.filter(bot_id=bot_id)
     latest = BotVersion.objects.filter(bot=OuterRef("bot"), status=BotVersion.Status.READY)
     return ready.filter(number=Subquery(latest.order_by("-number").values("number")[:1]))
+
+
+def api_token(*, user: Any) -> str | None:
+    """The key of the user's API token, or None while they have none."""
+    return Token.objects.filter(user=user).values_list("key", flat=True).first()
 
 
 def bot_versions(*, bot: Bot) -> QuerySet[BotVersion]:

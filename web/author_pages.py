@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.runtimes import DEFAULT_RUNTIME, RUNTIMES, Runtime
+from arena.runtimes import RUNTIMES, Runtime
 from bots import selectors as bot_selectors
 from bots.models import Bot, BotVersion
 from errors import NotFound
@@ -52,6 +52,12 @@ class MyBot:
     baselines: list[BotVersion] = field(default_factory=list)
 
     @property
+    def last_runtime(self) -> Runtime | None:
+        """The runtime of its latest version: an upload naming none is for it, if it takes
+        the files (``bots.services.upload.upload_runtime_choose``)."""
+        return RUNTIMES.get(self.versions[0].version.runtime) if self.versions else None
+
+    @property
     def ready(self) -> list[BotVersion]:
         """Its ready versions, newest first: what may challenge or be tested."""
         ready = BotVersion.Status.READY
@@ -62,7 +68,8 @@ class MyBot:
 class MyBotsPage:
     bots: list[MyBot]
     runtimes: list[Runtime]
-    default_runtime: str
+    #: The key of the author's API token; None while they have none.
+    token: str | None
     #: The sets a challenge may ask for, lowest and highest.
     challenge_sets: tuple[int, int]
     #: Their latest challenges and version tests, newest first.
@@ -89,7 +96,7 @@ def my_bots_page(*, user: Any) -> MyBotsPage:
     return MyBotsPage(
         bots=mine,
         runtimes=list(RUNTIMES.values()),  # read now: a row registered late is listed
-        default_runtime=DEFAULT_RUNTIME,
+        token=bot_selectors.api_token(user=user),
         challenge_sets=CHALLENGE_SETS,
         runs=_author_runs(user),
     )

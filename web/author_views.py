@@ -24,18 +24,18 @@ from django.shortcuts import get_object_or_404, redirect, render, resolve_url
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 
-from arena.runtimes import DEFAULT_RUNTIME
 from bots.models import Bot, BotVersion
 from bots.permissions import can_change_bot
-from bots.services.accounts import user_sign_up
-from bots.services.upload import bot_version_upload
+from bots.services import bots as bot_services
+from bots.services.accounts import user_sign_up, user_token_rotate
+from bots.services.upload import bot_version_upload, upload_runtime_choose
 from bots.upload_files import CappedMemoryUpload, upload_capped, upload_file
 from errors import DomainError, InvalidFields
 from ladder import services as ladder_services
 from tournaments.sprt import SprtParameters
 
 from . import author_pages
-from .forms import ChallengeForm, SignUpForm, VersionTestForm, form_problems
+from .forms import BotCreateForm, ChallengeForm, SignUpForm, VersionTestForm, form_problems
 from .throttles import throttle_wait, wait_words
 
 View = Callable[..., HttpResponse]
@@ -85,8 +85,16 @@ def sign_up(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def my_bots(request: HttpRequest) -> HttpResponse:
+    return _my_bots_page(request, BotCreateForm())
+
+
+def _my_bots_page(request: HttpRequest, form: BotCreateForm, status: int = 200) -> HttpResponse:
     page = author_pages.my_bots_page(user=request.user)
-    return render(request, "web/my_bots.html", {"page": page})
+    context = {"page": page, "form": form, "token_shown": request.GET.get("token") == "shown"}
+    response = render(request, "web/my_bots.html", context, status=status)
+    # The page shows the author's API token: no cache keeps it.
+    response["Cache-Control"] = "private, no-store"
+    return response
 
 
 def _my_bots(anchor: str = "") -> str:
@@ -106,6 +114,35 @@ def author_action(view: View) -> View:
         return view(request, *args, **kwargs)
 
     return action
+
+
+@author_action
+def bot_create(request: HttpRequest) -> HttpResponse:
+    form = BotCreateForm(request.POST)
+    if form.is_valid():
+        asked = form.cleaned_data
+        try:
+            bot = bot_services.bot_create(
+                owner=request.user,
+                game_id=asked["game"],
+                name=asked["name"],
+                description=asked["description"],
+                on_ladder=asked["on_ladder"],
+            )
+        except InvalidFields as error:
+            form.add_refusal(error)
+        else:
+            messages.success(request, f"{bot} created: upload its first version below.")
+            return redirect(_my_bots(f"bot-{bot.pk}"))
+    # What was typed stays in the form, beside why it was refused.
+    return _my_bots_page(request, form, status=400)
+
+
+@author_action
+def token_rotate(request: HttpRequest) -> HttpResponse:
+    user_token_rotate(user=request.user)
+    messages.success(request, "Your API token was replaced: the old one no longer works.")
+    return redirect(reverse("web:my-bots") + "?token=shown#api-token")
 
 
 # The file is read through a capped handler, which must be in place before anything reads
@@ -132,19 +169,23 @@ def _version_upload(request: HttpRequest, pk: int, handler: CappedMemoryUpload) 
     if wait is not None:
         messages.error(request, f"Too many uploads: try again {wait_words(wait)}.")
         return redirect(_my_bots(f"bot-{pk}"))
+    choice = None
     try:
         upload = upload_file(request.FILES.get("file"), handler)
+        data = upload.read()
+        choice = upload_runtime_choose(
+            bot=bot, filename=upload.name, data=data, asked=request.POST.get("runtime")
+        )
         version = bot_version_upload(
-            bot=bot,
-            filename=upload.name,
-            data=upload.read(),
-            runtime=request.POST.get("runtime") or DEFAULT_RUNTIME,
+            bot=bot, filename=upload.name, data=data, runtime=choice.runtime.name
         )
     except DomainError as error:
-        messages.error(request, f"The upload to {bot.name} was refused: {error.message}.")
+        runtime = f" (for {choice.words})" if choice else ""
+        messages.error(request, f"The upload to {bot.name}{runtime} was refused: {error.message}.")
     else:
         version.refresh_from_db()  # its check may have run already (eager tasks)
-        messages.success(request, f"{version} uploaded: {_status_words(version.status)}.")
+        status = _status_words(version.status)
+        messages.success(request, f"{version} uploaded for {choice.words}: {status}.")
     return redirect(_my_bots(f"bot-{pk}"))
 
 

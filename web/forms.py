@@ -9,11 +9,21 @@ from __future__ import annotations
 
 from django import forms
 
-from bots.serializers import SignUpInputSerializer
+from bots.serializers import BotInputSerializer, SignUpInputSerializer
 from errors import InvalidFields
+from games.rules import GAMES
 
 
-class SignUpForm(forms.Form):
+class RefusableForm(forms.Form):
+    """A form whose service may refuse it field by field (``InvalidFields``)."""
+
+    def add_refusal(self, error: InvalidFields) -> None:
+        """Show the service's refusal beside the fields it names."""
+        for name, messages in error.messages.items():
+            self.add_error(name if name in self.fields else None, messages)
+
+
+class SignUpForm(RefusableForm):
     username = forms.CharField(max_length=40, help_text="3 to 40 of A–Z a–z 0–9 _ . -")
     email = forms.EmailField(required=False, help_text="Optional.")
     password = forms.CharField(strip=False, widget=forms.PasswordInput)
@@ -32,10 +42,35 @@ class SignUpForm(forms.Form):
                     self.add_error(name, [str(message) for message in messages])
         return data
 
-    def add_refusal(self, error: InvalidFields) -> None:
-        """Show the service's refusal beside the fields it names."""
-        for name, messages in error.messages.items():
-            self.add_error(name if name in self.fields else None, messages)
+
+class BotCreateForm(RefusableForm):
+    """A new bot: its game, name and description, and whether it joins the ladder."""
+
+    game = forms.ChoiceField()
+    name = forms.CharField(max_length=64, help_text="Unique in its game: A–Z a–z 0–9 _ -")
+    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    on_ladder = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="On the ladder",
+        help_text="Its latest ready version plays the game's ladder; leave it off for a test bot.",
+    )
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # Read now: a game registered late is offered.
+        self.fields["game"].choices = [(game.id, game.name) for game in GAMES.values()]
+
+    def clean(self) -> dict:
+        data = super().clean()
+        # The API's rule for a new bot's fields (a name is a slug, a description's length).
+        given = {name: self.data.get(name, "") for name in ("game", "name", "description")}
+        bot = BotInputSerializer(data=given)
+        if not bot.is_valid():
+            for name, messages in bot.errors.items():
+                if name in self.fields and name not in self.errors:
+                    self.add_error(name, [str(message) for message in messages])
+        return data
 
 
 class ChallengeForm(forms.Form):

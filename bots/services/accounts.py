@@ -40,3 +40,10 @@ def user_token(*, username: str, password: str) -> Token | None:
         return None
     token, _ = Token.objects.get_or_create(user=user)
     return token
+
+
+@transaction.atomic
+def user_token_rotate(*, user: User) -> Token:
+    """A new API token for ``user`` in place of the old one, which stops working at once."""
+    Token.objects.filter(user=user).delete()
+    return Token.objects.create(user=user)

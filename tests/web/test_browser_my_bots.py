@@ -85,7 +85,7 @@ def test_an_author_uploads_challenges_and_follows_their_seat(page, live_server, 
     mine.locator("select[name=runtime]").select_option("python")
     mine.locator("form.upload button[type=submit]").click()  # checked in the request
     expect(page.locator("#messages")).to_contain_text(
-        "snag/alices-bot v1 uploaded: its check found it ready", timeout=WAIT_MS
+        "snag/alices-bot v1 uploaded for python: its check found it ready", timeout=WAIT_MS
     )
     expect(mine.locator('tr[data-version="1"] [data-status]')).to_have_text("ready")
     expect(mine.locator(".check-log")).to_have_count(1)

@@ -137,6 +137,77 @@ def test_the_upload_form_offers_every_runtime_of_the_table(signed_in, alices_bot
     assert 'enctype="multipart/form-data"' in shown and "csrfmiddlewaretoken" in shown
 
 
+# A new bot and the API token --------------------------------------------------------------
+
+
+def test_a_bot_created_on_the_page_is_the_api_s_bot(signed_in, alice):
+    response = signed_in.post(
+        "/my/bots/new/",
+        {"game": "jam", "name": "jam-one", "description": "first try"},
+        follow=True,
+    )
+
+    bot = Bot.objects.get(name="jam-one")
+    assert (bot.owner, bot.game, bot.description, bot.on_ladder) == (
+        alice,
+        "jam",
+        "first try",
+        False,
+    )
+    assert response.redirect_chain[-1][0] == f"/my/bots/#bot-{bot.pk}"
+    assert "jam/jam-one created: upload its first version below." in messages_of(response)
+    assert f'id="bot-{bot.pk}"' in text(response) and "off the ladder" in section(response, bot)
+
+
+def test_a_bot_is_on_the_ladder_when_its_box_is_ticked_as_it_is_at_first(signed_in):
+    form = text(signed_in.get("/my/bots/")).split('id="bot-create"')[1]
+    assert re.search(r'<input type="checkbox" name="on_ladder"[^>]* checked', form)
+
+    signed_in.post("/my/bots/new/", {"game": "snag", "name": "laddered", "on_ladder": "on"})
+
+    assert Bot.objects.get(name="laddered").on_ladder is True
+
+
+@pytest.mark.parametrize(
+    "fields, words",
+    [
+        ({"name": "alices-bot"}, "a snag bot named &#x27;alices-bot&#x27; exists already"),
+        ({"name": "two words"}, "Enter a valid &quot;slug&quot; consisting of letters"),
+        ({"game": "chess"}, "Select a valid choice"),
+    ],
+    ids=["taken", "not-a-slug", "no-such-game"],
+)
+def test_a_refused_bot_says_why_beside_the_field_and_keeps_what_was_typed(
+    signed_in, alices_bot, fields, words
+):
+    given = {"game": "snag", "name": "alices-bot", "description": "kept as typed", **fields}
+
+    response = signed_in.post("/my/bots/new/", given)
+
+    assert response.status_code == 400
+    assert words in text(response)
+    assert "kept as typed</textarea>" in text(response)
+    assert Bot.objects.count() == 1
+
+
+def test_the_page_shows_the_author_s_token_and_replaces_it_when_asked(signed_in, alice):
+    from rest_framework.authtoken.models import Token
+
+    first = signed_in.get("/my/bots/")
+    assert 'id="no-token"' in text(first) and first["Cache-Control"] == "private, no-store"
+
+    made = signed_in.post("/my/token/", follow=True)
+    token = Token.objects.get(user=alice).key
+    assert made.redirect_chain[-1][0] == "/my/bots/?token=shown#api-token"
+    assert f'<span id="token">{token}</span>' in text(made)
+    assert '<details class="panel api-token" id="api-token" open>' in text(made)
+
+    replaced = signed_in.post("/my/token/", follow=True)
+    assert "the old one no longer works" in messages_of(replaced)
+    assert Token.objects.get(user=alice).key not in (token, "")
+    assert Client().get("/api/bots/", HTTP_AUTHORIZATION=f"Token {token}").status_code == 401
+
+
 # Uploads -----------------------------------------------------------------------------------
 
 
@@ -148,8 +219,24 @@ def test_an_upload_from_the_page_becomes_a_version_through_the_api_s_service(
     assert response.redirect_chain[-1][0] == f"/my/bots/#bot-{alices_bot.pk}"
     version = BotVersion.objects.get(bot=alices_bot)
     assert (version.number, version.runtime, version.status) == (1, "python", "pending")
-    assert "snag/alices-bot v1 uploaded: it is being checked" in messages_of(response)
+    assert "snag/alices-bot v1 uploaded for python: it is being checked" in messages_of(response)
     assert (code_store / version.content_hash / "bot.py").read_bytes() == GOOD_BOT
+
+
+def test_an_upload_naming_no_runtime_is_for_the_last_version_s_or_as_the_files_say(
+    signed_in, alices_bot, code_store
+):
+    BotVersion.objects.create(bot=alices_bot, number=1, content_hash="1" * 64, runtime="cpp")
+    shown = section(signed_in.get("/my/bots/"), alices_bot)
+    assert '<option value="" selected>As the last version, C++20' in shown
+
+    cpp = upload(signed_in, alices_bot, "bot.cpp", b"int main() {}\n", runtime="")
+    python = upload(signed_in, alices_bot, "bot.py", GOOD_BOT, runtime="")
+
+    assert "v2 uploaded for cpp, the bot&#x27;s last version&#x27;s:" in messages_of(cpp)
+    assert "v3 uploaded for python, guessed from the files:" in messages_of(python)
+    runtimes = BotVersion.objects.filter(number__gt=1).order_by("number")
+    assert list(runtimes.values_list("runtime", flat=True)) == ["cpp", "python"]
 
 
 @pytest.mark.parametrize(
@@ -157,9 +244,10 @@ def test_an_upload_from_the_page_becomes_a_version_through_the_api_s_service(
     [
         ("bad.py", SYNTAX_ERROR, {}, "bad.py line 3"),
         ("bot.py", GOOD_BOT, {"runtime": "cobol"}, "cobol"),
-        ("bot.exe", GOOD_BOT, {}, ".py file or a .zip"),
+        ("bot.exe", GOOD_BOT, {}, "(for executable, guessed from the files) was refused: bot is"),
+        ("bot.exe", GOOD_BOT, {"runtime": "python"}, "(for python) was refused: upload a .py"),
     ],
-    ids=["syntax", "runtime", "file"],
+    ids=["syntax", "runtime", "file-guessed", "file-for-python"],
 )
 def test_a_refused_upload_says_why_on_the_page_and_changes_nothing(
     signed_in, alices_bot, code_store, name, data, fields, words
@@ -168,7 +256,7 @@ def test_a_refused_upload_says_why_on_the_page_and_changes_nothing(
 
     assert response.status_code == 200
     shown = messages_of(response)
-    assert "The upload to alices-bot was refused:" in shown and words in shown
+    assert "The upload to alices-bot" in shown and "was refused:" in shown and words in shown
     assert not BotVersion.objects.exists()
 
 
