@@ -19,12 +19,13 @@ from matches.selectors import match_event_records
 from matches.visibility import match_access, match_fields
 from tournaments.formats import Format
 from tournaments.models import Tournament
-from tournaments.queueing import queue_snapshot
 from tournaments.queue_api import queue_view
+from tournaments.queueing import queue_snapshot
 from tournaments.ratings import selectors as rating_selectors
 
 from . import ladder_pages, live, selectors
 from .charts import line_chart
+from .match_seats import seats_to_debug
 from .replays import TIMELINE_SHAPE, Timeline, match_timeline
 
 PAGE_SIZE = 25
@@ -134,6 +135,12 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context = {
         "page": page,
         "access": access,
+        # Only the seats whose bot the viewer owns (all for staff); none for a visitor.
+        "seats_to_debug": (
+            seats_to_debug(match=page.match, user=request.user)
+            if request.user.is_authenticated
+            else []
+        ),
         "shown": match_fields(page.match, deal_in_play=access.deal_withheld),
         "timeline": timeline,
         "chart": line_chart(list(zip(*timeline["scores"], strict=True)) or [[0], [0]]),

@@ -98,3 +98,62 @@ def test_the_full_log_of_a_deal_in_play_is_refused_saying_until_when(client, dea
 
     assert "is shown once no match dealt its cards is in play" in refusal(response)
     assert "Sign in" not in text(response).split('id="refusal"')[1]
+
+
+# What the owner of a seat's bot sees to debug it -----------------------------------------
+
+
+@pytest.fixture
+def cpp_match(alice):
+    """A finished match of Alice's C++ bot, in seat 1, against the built-in heuristic."""
+    from bots.models import Bot, BotVersion
+    from bots.services.bots import builtin_bots_sync
+    from matches.services import match_create, match_seats_create, seat_stderr_store
+
+    bot = Bot.objects.create(owner=alice, game="snag", name="ada-cpp")
+    mine = BotVersion.objects.create(
+        bot=bot, number=2, content_hash="c" * 64, runtime="cpp", status="ready"
+    )
+    heuristic = builtin_bots_sync(game_id="snag")[1]
+    match = match_create(game_id="snag", seed=8, options={"target": 10})
+    match_seats_create(match=match, versions=[heuristic, mine])
+    match = match_play_here(match.pk)
+    seat_stderr_store(match=match, stderr=["", "my hand: 7S 9C\n"])
+    return match
+
+
+def test_the_owner_of_a_seat_s_bot_gets_its_log_stderr_code_and_replay_command(
+    client, alice, cpp_match
+):
+    client.force_login(alice)
+    page = text(client.get(f"/matches/{cpp_match.pk}/"))
+
+    assert 'id="seat-0-tools"' not in page, "the built-in bot's seat is not hers"
+    tools = page[page.index('id="seat-1-tools"') :]
+    tools = tools[: tools.index("</section>")]
+    log = f"/api/matches/{cpp_match.pk}/log/?view=seat1"
+    assert f'<a href="{log}" download="match-{cpp_match.pk}-seat1.jsonl"' in tools
+    assert 'download="snag-ada-cpp-v2.zip"' in tools
+    assert "my hand: 7S 9C" in tools
+    assert (
+        "unzip -o -d snag-ada-cpp-v2 snag-ada-cpp-v2.zip\n.venv/bin/python manage.py play"
+        f" --replay match-{cpp_match.pk}-seat1.jsonl --seat 1 snag-ada-cpp-v2 --runtime cpp"
+    ) in client.get(f"/matches/{cpp_match.pk}/").content.decode()
+    # The link is to what the API gives her, and to nobody else.
+    assert client.get(log).status_code == 200
+    assert client.get(log.replace("seat1", "seat0")).status_code == 403
+
+
+def test_nobody_else_sees_a_seat_s_tools_and_staff_see_every_seat(client, bob, cpp_match):
+    assert "-tools" not in text(client.get(f"/matches/{cpp_match.pk}/"))
+    client.force_login(bob)
+    assert "-tools" not in text(client.get(f"/matches/{cpp_match.pk}/"))
+
+    staff = User.objects.create_user("staff", password=PASSWORD, is_staff=True)
+    client.force_login(staff)
+    page = client.get(f"/matches/{cpp_match.pk}/").content.decode()
+    assert 'id="seat-0-tools"' in page and 'id="seat-1-tools"' in page
+    assert (
+        f"manage.py play --replay match-{cpp_match.pk}-seat0.jsonl --seat 0 snag_heuristic</pre>"
+        in page
+    )
