@@ -54,7 +54,8 @@ def test_a_running_match_longer_than_expected_still_has_a_little_left():
 
 
 @pytest.mark.django_db
-def test_without_a_broker_nothing_plays_and_no_time_is_promised():
+def test_without_a_broker_nothing_plays_and_no_time_is_promised(settings):
+    settings.CELERY_TASK_ALWAYS_EAGER = True
     tournament = start(tournament_with(strategy_bots(2)))
     snapshot = queue_snapshot()
     assert not snapshot.plays
@@ -88,7 +89,8 @@ def test_a_tournaments_sets_wait_as_tasks_and_workers_alive_give_them_a_time(set
 
 
 @pytest.mark.django_db
-def test_a_worker_whose_heartbeat_lapsed_is_not_counted():
+def test_a_worker_whose_heartbeat_lapsed_is_not_counted(settings):
+    settings.CELERY_TASK_ALWAYS_EAGER = True
     worker_heartbeat_beat(
         name="celery@gone",
         pid=1,
@@ -107,7 +109,8 @@ def test_a_worker_whose_heartbeat_lapsed_is_not_counted():
 
 
 @pytest.mark.django_db
-def test_the_queue_page_shows_the_workers_and_what_waits():
+def test_the_queue_page_shows_the_workers_and_what_waits(settings):
+    settings.CELERY_TASK_ALWAYS_EAGER = True
     page = Client().get("/queue/")
     assert page.status_code == 200
     assert b'id="expected-wait"' in page.content and b"has no broker" in page.content
