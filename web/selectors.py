@@ -15,6 +15,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db.models import Count, Q, QuerySet
 
 from bots.models import Bot, BotVersion
+from errors import NotFound
 from games.events import EventType, ForfeitReason, ResultReason
 from games.rules import GAMES
 from ladder.selectors import OpponentRecord, latest_ready_version, version_head_to_head
@@ -244,13 +245,27 @@ class BotPage:
     ratings: dict[int, Rating]
     entries: list[Entrant]
     recent: list[BotMatch]
-    #: The latest ready version, whose record against each opponent version is shown.
-    latest_ready: BotVersion | None = None
+    #: The version whose record against each opponent version is shown: the one asked for,
+    #: else the latest ready one; None for a bot with neither.
+    head_version: BotVersion | None = None
     head_to_head: list[OpponentRecord] = field(default_factory=list)
 
+    @property
+    def ready(self) -> list[BotVersion]:
+        """Its ready versions, newest first: the head-to-head of each is a link away."""
+        return [v for v in self.versions if v.status == BotVersion.Status.READY]
 
-def bot_page(*, bot: Bot) -> BotPage:
+
+def bot_page(*, bot: Bot, version_number: int | None = None) -> BotPage:
+    """Everything a bot's page shows; the head-to-head of its version ``version_number``
+    (``NotFound`` if it has none), by default of its latest ready one."""
     versions = list(bot.versions.order_by("-number"))
+    if version_number is None:
+        head_version = latest_ready_version(bot_id=bot.pk)
+    else:
+        head_version = next((v for v in versions if v.number == version_number), None)
+        if head_version is None:
+            raise NotFound(f"{bot} has no version {version_number}")
     ratings = rating_selectors.bot_ratings(bot_id=bot.pk)
     entries = list(
         Entrant.objects.filter(version__bot=bot)
@@ -258,15 +273,14 @@ def bot_page(*, bot: Bot) -> BotPage:
         .order_by("-tournament__created_at", "-tournament_id")[:RECENT]
     )
     recent = Match.objects.filter(seats__version__bot=bot).distinct().order_by("-id")[:20]
-    latest_ready = latest_ready_version(bot_id=bot.pk)
     return BotPage(
         bot,
         versions,
         ratings,
         entries,
         bot_matches(match_rows(list(recent)), bot),
-        latest_ready,
-        version_head_to_head(version=latest_ready) if latest_ready else [],
+        head_version,
+        version_head_to_head(version=head_version) if head_version else [],
     )
 
 

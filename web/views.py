@@ -12,7 +12,7 @@ from django.shortcuts import get_object_or_404, render
 from django.template.loader import render_to_string
 
 from bots.models import Bot
-from errors import DomainError, NotAllowed
+from errors import DomainError, NotAllowed, NotFound
 from games.rules import GAMES
 from matches.models import Match
 from matches.selectors import match_event_records
@@ -101,9 +101,16 @@ def game_detail(request: HttpRequest, game_id: str) -> HttpResponse:
 
 def bot_detail(request: HttpRequest, pk: int) -> HttpResponse:
     bot = get_object_or_404(Bot.objects.select_related("owner"), pk=pk)
+    asked = request.GET.get("version", "")
+    if asked and not (asked.isascii() and asked.isdigit() and len(asked) <= 9):
+        return HttpResponseBadRequest(f"version must be a version number, not {asked[:20]!r}")
+    try:
+        page = selectors.bot_page(bot=bot, version_number=int(asked) if asked else None)
+    except NotFound as error:
+        raise Http404(error.message) from None
     changes = list(rating_selectors.rating_history(bot_id=bot.pk))
     context = {
-        "page": selectors.bot_page(bot=bot),
+        "page": page,
         "history": changes,
         "chart": _rating_chart(changes),
     }

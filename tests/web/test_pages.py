@@ -354,3 +354,19 @@ def test_a_pair_of_scores_reads_for_then_against(first, second, shown):
     from web.templatetags.baize import against
 
     assert against(first, second) == shown
+
+
+def test_the_bot_page_shows_the_head_to_head_of_any_version_asked_for(client, round_robin):
+    v1 = round_robin.entrants.first().version
+    BotVersion.objects.create(
+        bot=v1.bot, number=2, content_hash="2" * 64, status=BotVersion.Status.READY
+    )
+    latest = text(client.get(f"/bots/{v1.bot_id}/"))
+    asked = text(client.get(f"/bots/{v1.bot_id}/?version=1"))
+
+    assert "Head to head of v2" in latest and "No finished set yet" in latest
+    assert 'href="?version=1#head-to-head-title">v1</a>' in latest
+    assert "Head to head of v1" in asked and "No finished set yet" not in asked
+    assert '<strong aria-current="page">v1</strong>' in asked
+    assert client.get(f"/bots/{v1.bot_id}/?version=9").status_code == 404
+    assert client.get(f"/bots/{v1.bot_id}/?version=v1").status_code == 400
