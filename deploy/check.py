@@ -312,10 +312,11 @@ print(json.dumps({"id": t.id, "matches": t.matches.count()}))
 RUNNING_MATCH = """
 import json
 from matches.models import Match
+from matches.selectors import match_event_count
 m = (Match.objects.filter(tournament_match__tournament_id=%(tournament)d, status="running")
      .exclude(claimed_by="").first())
-print(json.dumps(m and m.events.exists() and
-                 {"match": m.id, "worker": m.claimed_by, "events": m.events.count()}))
+events = m and match_event_count(match_id=m.id)
+print(json.dumps(bool(events) and {"match": m.id, "worker": m.claimed_by, "events": events}))
 """
 TOURNAMENT_DONE = """
 import json
@@ -328,14 +329,16 @@ print(json.dumps(t.status == "finished" and
 EXACTLY_ONCE = """
 import json
 from collections import Counter
+from matches.selectors import match_event_records
 from tournaments.models import TournamentMatch
 errors, events, played_by, replaced = [], 0, set(), 0
 links = TournamentMatch.objects.filter(tournament_id=%(tournament)d).select_related("match")
 slots = Counter()
 for link in links:
     m = link.match
-    seqs = list(m.events.values_list("seq", flat=True))
-    kinds = list(m.events.values_list("type", flat=True))
+    log = match_event_records(match=m)
+    seqs = [record.seq for record in log]
+    kinds = [record.type for record in log]
     events += len(seqs)
     if seqs != list(range(len(seqs))) and seqs != list(range(1, len(seqs) + 1)):
         errors.append(f"match {m.id}: seqs not gapless")

@@ -14,9 +14,10 @@ from django.utils import timezone
 from bots.models import BotVersion
 from bots.services.bots import version_watch_mark
 from errors import DomainError
-from games.events import EventType, ResultReason
+from games.events import ResultReason
 from games.rules import GAMES
-from matches.models import Match, MatchEvent, MatchSeat
+from matches.models import Match, MatchSeat
+from matches.selectors import match_forfeits
 from tournaments.config import TournamentConfig
 from tournaments.formats import Format, version_test_first_batch
 from tournaments.models import Tournament, TournamentMatch
@@ -101,10 +102,9 @@ def ladder_match_watch(*, match_id: int, reason: str) -> bool:
     )
     if link is None:
         return False
-    event = MatchEvent.objects.filter(match_id=match_id, type=EventType.FORFEIT).first()
-    if event is None:
+    forfeit = match_forfeits(match_ids=[match_id]).get(match_id)
+    if forfeit is None:
         return False
-    forfeit = event.payload
     version_id = MatchSeat.objects.values_list("version_id", flat=True).get(
         match_id=match_id, seat=forfeit["seat"]
     )

@@ -1,7 +1,7 @@
 """Read-only admin pages: matches, seats and stderr are written by services only.
 
-A match's events have no admin page of their own: keyed by ``(match, seq)``, they cannot
-have one; a match's page counts them and links to its log in the API.
+A match's events have no admin page of their own: stored in batches keyed by ``(match,
+seq)``, they cannot have one; a match's page counts them and links to its log in the API.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from django.utils.html import format_html
 from base.admin import ReadOnlyAdmin
 
 from .models import Match, MatchSeat, SeatStderr
+from .selectors import match_event_count
 
 
 @admin.register(Match)
@@ -28,7 +29,7 @@ class MatchAdmin(ReadOnlyAdmin):
     @admin.display(description="event log")
     def event_log(self, match: Match) -> str:
         url = reverse("match-events", kwargs={"pk": match.pk})
-        return format_html('<a href="{}">{} events</a>', url, match.events.count())
+        return format_html('<a href="{}">{} events</a>', url, match_event_count(match_id=match.pk))
 
 
 @admin.register(MatchSeat)

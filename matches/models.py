@@ -1,14 +1,17 @@
 """A match: its row, its append-only event log, its seats and what their bots wrote to stderr.
 
-A match's events are its history: the rows are inserted once and never changed or deleted.
-The model refuses it here, and on PostgreSQL a trigger refuses it in the database too
-(``games`` migration 0002, which created the table). The tables keep the names they had
-when these models lived in the ``games`` and ``bots`` apps.
+A match's events are its history: they are inserted once and never changed or deleted.
+The model refuses it here, and on PostgreSQL triggers refuse it in the database too
+(``matches`` migration 0004, with the function of ``games`` migration 0002). The tables of
+matches, seats and stderr keep the names they had when these models lived in the ``games``
+and ``bots`` apps.
 
-An event row is kept small (``matches`` migration 0002): its key is ``(match, seq)`` with no
-other index, its hash is the digest's 32 bytes, its payload the packed canonical JSON of
-``games.events.stored_payload_json``; the model reads and writes hex hashes and whole
-payloads all the same.
+A log is stored as batches (``matches`` migration 0004): each row holds consecutive events
+as its writer flushed them together, compressed (``games.events.stored_batch``), and the
+hash of its last event, the batch's commitment; the other hashes follow from the events and
+are computed as the log is read (``matches.selectors.match_event_records``). A finished Snag
+match is two or three rows: its claim's ``match_started``, the moves flushed while a bot
+thought, and the rest with its result.
 """
 
 from __future__ import annotations
@@ -23,7 +26,6 @@ from django.db.models.fields.json import KeyTransform
 from bots.models import BotVersion
 from games.events import (
     EventImmutable,
-    EventType,
     ResultReason,
     stored_payload,
     stored_payload_json,
@@ -81,8 +83,8 @@ class Match(models.Model):
         return f"match {self.pk} ({self.game}, seed {self.seed}, {self.status})"
 
 
-class MatchEventQuerySet(models.QuerySet):
-    """Stored events only ever gain rows: no update, delete or upsert through the ORM."""
+class EventBatchQuerySet(models.QuerySet):
+    """Stored batches only ever gain rows: no update, delete or upsert through the ORM."""
 
     def update(self, **kwargs: Any) -> int:
         raise EventImmutable("match events are append-only; they cannot be updated")
@@ -90,7 +92,7 @@ class MatchEventQuerySet(models.QuerySet):
     def delete(self) -> tuple[int, dict[str, int]]:
         raise EventImmutable("match events are append-only; they cannot be deleted")
 
-    def bulk_create(self, objs: Any, *args: Any, **kwargs: Any) -> list[MatchEvent]:
+    def bulk_create(self, objs: Any, *args: Any, **kwargs: Any) -> list[MatchEventBatch]:
         if kwargs.get("update_conflicts"):
             raise EventImmutable("match events are append-only; an insert cannot update a row")
         return super().bulk_create(objs, *args, **kwargs)
@@ -110,12 +112,9 @@ class DigestField(models.BinaryField):
 
 
 class EventPayloadField(models.JSONField):
-    """An event's payload, stored packed (``games.events.stored_payload_json``) as ``json``
-    on PostgreSQL, which keeps the text as given, where ``jsonb`` would take a third more.
-
-    Key lookups (``payload__seat``) work on payloads stored as objects: every type but
-    ``decision`` and ``shuffle``, and the events of logs stored before the packing.
-    """
+    """The payload column of the event rows ``matches`` migration 0004 turned into batches:
+    packed (``games.events.stored_payload_json``), ``json`` on PostgreSQL. Only the
+    migrations that built and converted those rows use it."""
 
     def db_type(self, connection: Any) -> str | None:
         return "json" if connection.vendor == "postgresql" else super().db_type(connection)
@@ -127,36 +126,45 @@ class EventPayloadField(models.JSONField):
         if value is None:
             return None
         if isinstance(expression, KeyTransform):
-            # psycopg reads json values itself; SQLite gives SQL values or JSON text.
             if connection.vendor == "postgresql":
                 return value
             return super().from_db_value(value, expression, connection)
         return stored_payload(json.loads(value) if isinstance(value, str) else value)
 
 
-class MatchEvent(models.Model):
-    """One event of a match's log; ``hash`` chains it to the event before (``games.events``)."""
+class MatchEventBatch(models.Model):
+    """Consecutive events of a match's log, ``seq`` to ``last_seq``, stored together.
 
-    Type = models.TextChoices("Type", [(kind.name, kind.value) for kind in EventType])
+    ``events`` is ``games.events.stored_batch`` of their types and payloads; ``hash`` is the
+    chain hash of the last of them (``games.events``), which the next batch chains from.
+    Keyed by ``(match, seq)``: two writers can never both continue a log from the same
+    event, and a log's batches follow one another with no gap and no overlap.
+    """
 
     pk = models.CompositePrimaryKey("match_id", "seq")
     # No index of its own: the key (match, seq) starts with it.
     match = models.ForeignKey(
-        Match, on_delete=models.PROTECT, related_name="events", db_index=False
+        Match, on_delete=models.PROTECT, related_name="event_batches", db_index=False
     )
+    #: The seq of the batch's first event.
     seq = models.PositiveIntegerField()
-    type = models.CharField(max_length=32, choices=Type.choices)
-    payload = EventPayloadField()
+    last_seq = models.PositiveIntegerField()
     hash = DigestField()
+    events = models.BinaryField()
 
-    objects = MatchEventQuerySet.as_manager()
+    objects = EventBatchQuerySet.as_manager()
 
     class Meta:
-        db_table = "games_matchevent"
+        db_table = "matches_eventbatch"
         ordering = ["match", "seq"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(last_seq__gte=models.F("seq")), name="event_batch_not_empty"
+            ),
+        ]
 
     def __str__(self) -> str:
-        return f"match {self.match_id} #{self.seq} {self.type}"
+        return f"match {self.match_id} events {self.seq}-{self.last_seq}"
 
     def save(self, **kwargs: Any) -> None:
         if not self._state.adding or kwargs.get("force_update") or kwargs.get("update_fields"):

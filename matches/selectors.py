@@ -8,11 +8,12 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Exists, F, OuterRef, Q, QuerySet, Sum, Window
+from django.db.models.functions import RowNumber
 
 from bots.models import Bot, BotVersion
 from errors import DomainError, NotAllowed
-from games.events import EventRecord, EventType
+from games.events import GENESIS_HASH, EventRecord, EventType, batch_events, batch_records
 from games.replay import (
     FailureKind,
     Position,
@@ -24,7 +25,7 @@ from games.replay import (
 )
 from games.rules import GAMES
 
-from .models import Match, MatchEvent, MatchSeat, SeatStderr
+from .models import Match, MatchEventBatch, MatchSeat, SeatStderr
 from .redaction import Lens, visible_events, visible_steps
 from .visibility import MatchAccess
 
@@ -46,13 +47,47 @@ class MatchOutcome:
 def match_outcomes_from_logs(*, match_ids: Iterable[int]) -> dict[int, MatchOutcome]:
     """The outcome of each of ``match_ids`` whose log has ended; the log, not the row, is
     the record a result is read from."""
-    finals = MatchEvent.objects.filter(
-        match_id__in=list(match_ids), type=EventType.MATCH_FINISHED
-    ).values_list("match_id", "payload")
     return {
         match_id: MatchOutcome(payload["winner"], tuple(payload["scores"]))
-        for match_id, payload in finals
+        for match_id, tail in _log_tails(match_ids, events=1).items()
+        for type, payload in tail
+        if type == EventType.MATCH_FINISHED
     }
+
+
+def match_forfeits(*, match_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
+    """The payload of the forfeit of each of ``match_ids`` whose log holds one, as stored.
+
+    A forfeit ends play: only ``match_finished`` may follow it, so it is one of the last two
+    events of its log, which is all that is read of each log.
+    """
+    return {
+        match_id: payload
+        for match_id, tail in _log_tails(match_ids, events=2).items()
+        for type, payload in tail
+        if type == EventType.FORFEIT
+    }
+
+
+def _log_tails(match_ids: Iterable[int], *, events: int) -> dict[int, list[tuple[str, Any]]]:
+    """The type and payload of the last ``events`` events (at most two) of each of these
+    matches' logs, in one query: each log's last two batches, of which only the last
+    events' lines are parsed (``games.events.batch_events``)."""
+    if events > 2:
+        raise ValueError(f"a log's last two batches hold its last two events, not {events}")
+    latest = Window(RowNumber(), partition_by=[F("match_id")], order_by=F("seq").desc())
+    rows = (
+        MatchEventBatch.objects.filter(match_id__in=list(match_ids))
+        .annotate(latest=latest)
+        .filter(latest__lte=events)
+        .order_by("match_id", "seq")
+        .values_list("match_id", "events")
+    )
+    tails: dict[int, list[tuple[str, Any]]] = {}
+    for match_id, data in rows:
+        tail = tails.setdefault(match_id, [])
+        tail[:] = (tail + batch_events(data, last=events))[-events:]
+    return tails
 
 
 #: A match's result from one seat's side, as ``match_list`` filters by it.
@@ -115,15 +150,44 @@ def bot_exists(*, bot_id: int) -> bool:
     return Bot.objects.filter(pk=bot_id).exists()
 
 
-def match_events(*, match: Match) -> QuerySet[MatchEvent]:
-    """The match's events in log order."""
-    return MatchEvent.objects.filter(match=match).order_by("seq")
-
-
 def match_event_records(*, match: Match) -> list[EventRecord]:
-    """The match's log in the shape replay reads, without building model instances."""
-    rows = match_events(match=match).values_list("seq", "type", "payload", "hash")
-    return [EventRecord(*row) for row in rows]
+    """The match's log in the shape replay reads, in seq order, each payload whole and each
+    hash as its hex digits.
+
+    Each batch's hashes are computed from its events, chained from the hash the batch
+    before it stores, except its last, which is the one it stores (``games.events.
+    batch_records``): a batch changed since it was written fails the chain's check there.
+    """
+    rows = MatchEventBatch.objects.filter(match_id=match.pk).order_by("seq")
+    records: list[EventRecord] = []
+    prev_hash = GENESIS_HASH
+    for seq, last_hash, data in rows.values_list("seq", "hash", "events"):
+        records += batch_records(seq, batch_events(data), prev_hash, last_hash)
+        prev_hash = last_hash
+    return records
+
+
+def match_log_end(*, match: Match) -> tuple[int, str] | None:
+    """The seq and hash of the last event of the match's log; None while it is empty."""
+    rows = MatchEventBatch.objects.filter(match_id=match.pk).order_by("-seq")
+    return rows.values_list("last_seq", "hash").first()
+
+
+def match_event_count(*, match_id: int, type: str | None = None) -> int:
+    """How many events the match's log holds (of ``type``, if given)."""
+    rows = MatchEventBatch.objects.filter(match_id=match_id)
+    if type is None:
+        return rows.aggregate(events=Sum(F("last_seq") - F("seq") + 1))["events"] or 0
+    return sum(1 for kind, _ in _log_events(rows) if kind == type)
+
+
+def _log_events(rows: QuerySet[MatchEventBatch]) -> list[tuple[str, Any]]:
+    """The type and payload of each event of these batches, in seq order, without hashes."""
+    return [
+        event
+        for data in rows.order_by("seq").values_list("events", flat=True)
+        for event in batch_events(data)
+    ]
 
 
 def match_replay(*, match: Match) -> ReplayResult:
@@ -172,10 +236,8 @@ def _record_failure(message: str) -> ReplayFailure:
 
 def match_decisions(*, match: Match) -> list[dict]:
     """The payloads of the match's decision events, in order: decision ``n`` is step ``n + 1``."""
-    rows = (
-        match_events(match=match).filter(type=EventType.DECISION).values_list("payload", flat=True)
-    )
-    return list(rows)
+    events = _log_events(MatchEventBatch.objects.filter(match_id=match.pk))
+    return [payload for type, payload in events if type == EventType.DECISION]
 
 
 def seat_stderr(*, seat: MatchSeat) -> str:
@@ -229,7 +291,7 @@ _steps_kept: OrderedDict[tuple, tuple[list[dict[str, Any]], Iterator[dict[str, A
 
 
 def _visible_step(match: Match, lens: Lens, step: int) -> dict[str, Any]:
-    end = match.events.order_by("-seq").values_list("seq", "hash").first()
+    end = match_log_end(match=match)
     if end is None:
         # A pending match has no position yet, not even step 0.
         raise DomainError("the match has not started: its log is empty", field="log")

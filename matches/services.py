@@ -1,9 +1,10 @@
 """The one writer of match rows: create, claim, renew, append, finish, fail, recover.
 
-The event log is append-only and hash-chained (``games.events``). Appends are idempotent:
-an event already stored with the same content is a no-op, with other content an
-``EventConflict``. Concurrent writers of a log are settled by the unique ``(match, seq)``
-constraint, not by locks. A match's status moves only here, each move a conditional update,
+The event log is append-only and hash-chained (``games.events``), stored as batches: each
+append is one row holding its events (``MatchEventBatch``). Appends are idempotent: an event
+already stored with the same content is a no-op, with other content an ``EventConflict``.
+Concurrent writers of a log are settled by the batches' key ``(match, first seq)``, not by
+locks. A match's status moves only here, each move a conditional update,
 so that of two writers racing (a worker and the tick, two deliveries of a task) exactly one
 wins; a claim also locks its deal's rows, so that twins never run at once (``_claim``).
 The last event of a log and the match's result are committed in one transaction: a
@@ -35,13 +36,14 @@ from games.events import (
     EventRecord,
     EventSequenceGap,
     EventType,
+    batch_events,
     canonical_json,
     chain_events,
-    stored_payload_json,
+    stored_batch,
 )
 from games.rules import get_game
 
-from .models import Match, MatchEvent, MatchSeat, SeatStderr
+from .models import Match, MatchEventBatch, MatchSeat, SeatStderr
 from .signals import match_finished, match_started
 
 logger = logging.getLogger(__name__)
@@ -161,7 +163,7 @@ def match_finish(
     if log_end is not None and batch and batch[0].seq == log_end.next_seq:
         try:
             return _finish(match, batch, result, log_end)
-        except (IntegrityError, _LogEndMoved):
+        except IntegrityError:
             pass  # the log is not where the writer thought: settle it as any other writer
     return _finish(match, batch, result, None)
 
@@ -176,7 +178,7 @@ def _finish(
             id=match.pk, status=Match.Status.RUNNING, claimed_by=match.claimed_by
         )
         if log_end is not None and log_end.next_seq > 0:
-            running = running.filter(Exists(_last_event(match.pk, log_end)))
+            running = running.filter(Exists(_batch_ending_at(match.pk, log_end)))
         finished = running.update(
             **_result_fields(result), finished_at=timezone.now(), lease_expires_at=None
         )
@@ -192,7 +194,8 @@ def _finish(
         records = chain_events(
             ((event.seq, event.type, event.payload) for event in batch), log_end.last_hash
         )
-        _insert_events(match.pk, records)
+        if not _insert_batch(match.pk, records, after=log_end):
+            raise _LogEndMoved(f"match {match.pk}: the log does not end at seq {log_end.next_seq}")
         return records
 
 
@@ -209,10 +212,10 @@ def _announce_finish(match_id: int, result: Mapping[str, Any]) -> None:
     transaction.on_commit(send)
 
 
-def _last_event(match_id: int, log_end: LogEnd) -> QuerySet[MatchEvent]:
-    """The event a log that ends at ``log_end`` ends with (none if the log ends elsewhere)."""
-    return MatchEvent.objects.filter(
-        match_id=match_id, seq=log_end.next_seq - 1, hash=log_end.last_hash
+def _batch_ending_at(match_id: int, log_end: LogEnd) -> QuerySet[MatchEventBatch]:
+    """The batch a log that ends at ``log_end`` ends with (none if the log ends elsewhere)."""
+    return MatchEventBatch.objects.filter(
+        match_id=match_id, last_seq=log_end.next_seq - 1, hash=log_end.last_hash
     )
 
 
@@ -323,9 +326,10 @@ def match_events_append(
         return []
     if log_end is not None and batch[0].seq == log_end.next_seq:
         try:
-            with _one_write(len(batch)):
+            # One statement: a transaction of its own in autocommit, a savepoint inside one.
+            with transaction.atomic() if connection.in_atomic_block else nullcontext():
                 return _append_at(match.pk, batch, log_end)
-        except (IntegrityError, _LogEndMoved):
+        except IntegrityError:
             pass
     try:
         with transaction.atomic():
@@ -337,24 +341,15 @@ def match_events_append(
             return _append(match, batch)
 
 
-class _LogEndMoved(Exception):
+class _LogEndMoved(IntegrityError):
     """The log does not end where the writer thought; nothing was stored."""
-
-
-def _one_write(rows: int) -> Any:
-    """No transaction for one statement in autocommit (it is one already): a savepoint
-    inside a caller's transaction, a transaction for several statements."""
-    if connection.in_atomic_block or (rows > _rows_per_insert() and not _copies(rows)):
-        return transaction.atomic()
-    return nullcontext()
 
 
 def _append_at(match_id: int, batch: list[NewEvent], log_end: LogEnd) -> list[EventRecord]:
     records = chain_events(
         ((event.seq, event.type, event.payload) for event in batch), log_end.last_hash
     )
-    after = None if log_end.next_seq == 0 else (log_end.next_seq - 1, log_end.last_hash)
-    if not _insert_events(match_id, records, after=after):
+    if not _insert_batch(match_id, records, after=log_end):
         raise _LogEndMoved(f"match {match_id}: the log does not end at seq {log_end.next_seq}")
     return records
 
@@ -383,124 +378,77 @@ def _append(match: Match, batch: list[NewEvent]) -> list[EventRecord]:
         ((event.seq, event.type, event.payload) for event in batch if event.seq >= next_seq),
         prev_hash,
     )
-    if records:
-        _insert_events(match.pk, records)
+    if records and not _insert_batch(match.pk, records, after=LogEnd(next_seq, prev_hash)):
+        raise _LogEndMoved(f"match {match.pk}: the log moved on from seq {next_seq}")
     return records
 
 
-#: The columns of an event row, in the order ``_insert_events`` gives them.
-_EVENT_COLUMNS = ("match_id", "seq", "type", "payload", "hash")
+#: The columns of a batch's row, in the order ``_insert_batch`` gives them.
+_BATCH_COLUMNS = ("match_id", "seq", "last_seq", "hash", "events")
 
 
-def _rows_per_insert() -> int:
-    """Rows per INSERT statement: within the database's limit on parameters per statement."""
-    limit = connection.features.max_query_params
-    return 1000 if limit is None else (limit - 3) // len(_EVENT_COLUMNS)
+def _insert_batch(match_id: int, records: list[EventRecord], after: LogEnd | None = None) -> bool:
+    """Store ``records`` as one batch: one row, one statement. False if nothing was stored.
 
-
-def _insert_events(
-    match_id: int, records: list[EventRecord], after: tuple[int, str] | None = None
-) -> bool:
-    """Insert the rows: with COPY on PostgreSQL for a large batch, else with multi-row INSERTs
-    of plain values. False if nothing was stored.
-
-    With ``after`` (a seq and its hash) the rows are stored only if that event is stored with
-    that hash: the last one of the log, for a writer that knows where its log ends. An INSERT
-    checks it in the statement (an index lookup, not a round trip); COPY after one lookup,
-    which stays true, the log being append-only. Either way the log's primary key
-    ``(match, seq)`` and its append-only trigger hold as for any other write. The payload is
-    stored packed and the hash as its digest (``EventPayloadField``, ``DigestField``).
+    With ``after`` (where the writer read or left the log's end) the batch is stored only if
+    a batch ends there (its last seq and hash), checked in the same statement (an index
+    lookup, not a round trip); without it, only the first batch of a log may be stored.
+    With the key ``(match, first seq)``, which refuses a second batch from the same seq,
+    that keeps every log's batches one after another from seq 0, with no gap and no overlap,
+    whatever the writers do. The append-only triggers hold as for any other write.
     """
-    rows = [
-        (match_id, seq, type, stored_payload_json(payload), bytes.fromhex(hash))
-        for seq, type, payload, hash in records
+    row = [
+        match_id,
+        records[0].seq,
+        records[-1].seq,
+        bytes.fromhex(records[-1].hash),
+        stored_batch((record.type, record.payload) for record in records),
     ]
-    if _copies(len(rows)):
-        if after is not None and not _log_ends_at(match_id, *after):
-            return False
-        _copy_rows(rows)
-        return True
-    per_insert = _rows_per_insert()
     with connection.cursor() as cursor:
-        for start in range(0, len(rows), per_insert):
-            chunk = rows[start : start + per_insert]
-            params = [value for row in chunk for value in row]
-            if after is None:
-                cursor.execute(_insert_sql(len(chunk)), params)
-                continue
-            guard = [match_id, after[0], bytes.fromhex(after[1])]
-            cursor.execute(_insert_after_sql(len(chunk)), [*params, *guard])
-            if cursor.rowcount != len(chunk):
+        if after is None or after.next_seq == 0:
+            if records[0].seq != 0:
                 return False
-            after = (records[start + len(chunk) - 1].seq, records[start + len(chunk) - 1].hash)
-    return True
+            cursor.execute(_insert_sql(), row)
+            return True
+        guard = [match_id, after.next_seq - 1, bytes.fromhex(after.last_hash)]
+        cursor.execute(_insert_after_sql(), [*row, *guard])
+        return cursor.rowcount == 1
 
 
-#: From this many rows a batch goes by COPY on PostgreSQL: a whole Snag match (about 270
-#: events) costs its client a fifth of the CPU of one multi-row INSERT (psycopg composes
-#: the INSERT's text parameter by parameter), for one round trip more.
-_COPY_FROM_ROWS = 32
-
-
-def _copies(rows: int) -> bool:
-    return rows >= _COPY_FROM_ROWS and connection.vendor == "postgresql"
-
-
-def _copy_rows(rows: list[tuple]) -> None:
+def _insert_sql() -> str:
     quote = connection.ops.quote_name
-    columns = ", ".join(quote(column) for column in _EVENT_COLUMNS)
-    sql = f"COPY {quote(MatchEvent._meta.db_table)} ({columns}) FROM STDIN"
-    with (
-        connection.cursor() as cursor,
-        connection.wrap_database_errors,
-        cursor.cursor.copy(sql) as copy,
-    ):
-        for row in rows:
-            copy.write_row(row)
+    columns = ", ".join(quote(column) for column in _BATCH_COLUMNS)
+    values = ", ".join(["%s"] * len(_BATCH_COLUMNS))
+    return f"INSERT INTO {quote(MatchEventBatch._meta.db_table)} ({columns}) VALUES ({values})"
 
 
-def _log_ends_at(match_id: int, seq: int, hash: str) -> bool:
-    return _last_event(match_id, LogEnd(seq + 1, hash)).exists()
-
-
-def _insert_sql(rows: int) -> str:
+def _insert_after_sql() -> str:
     quote = connection.ops.quote_name
-    columns = ", ".join(quote(column) for column in _EVENT_COLUMNS)
-    row = "(" + ", ".join(["%s"] * len(_EVENT_COLUMNS)) + ")"
-    values = ", ".join([row] * rows)
-    return f"INSERT INTO {quote(MatchEvent._meta.db_table)} ({columns}) VALUES {values}"
-
-
-def _insert_after_sql(rows: int) -> str:
-    quote = connection.ops.quote_name
-    table = quote(MatchEvent._meta.db_table)
-    columns = ", ".join(quote(column) for column in _EVENT_COLUMNS)
-    # PostgreSQL types the columns of a VALUES list from its rows: the first says what they are.
-    first = "(%s, %s, %s, %s::json, %s::bytea)" if connection.vendor == "postgresql" else None
-    row = "(" + ", ".join(["%s"] * len(_EVENT_COLUMNS)) + ")"
-    values = ", ".join([first or row] + [row] * (rows - 1))
+    table = quote(MatchEventBatch._meta.db_table)
+    columns = ", ".join(quote(column) for column in _BATCH_COLUMNS)
+    values = ", ".join(["%s"] * len(_BATCH_COLUMNS))
     return (
-        f"INSERT INTO {table} ({columns}) SELECT * FROM (VALUES {values}) AS batch"
+        f"INSERT INTO {table} ({columns}) SELECT {values}"
         f" WHERE EXISTS (SELECT 1 FROM {table} WHERE {quote('match_id')} = %s"
-        f" AND {quote('seq')} = %s AND {quote('hash')} = %s)"
+        f" AND {quote('last_seq')} = %s AND {quote('hash')} = %s)"
     )
 
 
 def _log_end(match: Match) -> tuple[int, str]:
     """The seq the match's log continues at, and the hash the next event chains from."""
-    last = match.events.order_by("-seq").values_list("seq", "hash").first()
+    last = match.event_batches.order_by("-seq").values_list("last_seq", "hash").first()
     return (0, GENESIS_HASH) if last is None else (last[0] + 1, last[1])
 
 
 def _check_already_stored(match: Match, events: list[NewEvent]) -> None:
     if not events:
         return
-    stored = {
-        seq: (type, payload)
-        for seq, type, payload in match.events.filter(
-            seq__gte=events[0].seq, seq__lte=events[-1].seq
-        ).values_list("seq", "type", "payload")
-    }
+    first, last = events[0].seq, events[-1].seq
+    stored = {}
+    for seq, data in match.event_batches.filter(seq__lte=last, last_seq__gte=first).values_list(
+        "seq", "events"
+    ):
+        stored.update(enumerate(batch_events(data), start=seq))
     for event in events:
         stored_type, stored_payload = stored[event.seq]
         if stored_type != event.type or canonical_json(stored_payload) != canonical_json(
@@ -542,7 +490,7 @@ def match_lease_expire(*, match_id: int, now: datetime) -> str | None:
         )
         if match is None:
             return None
-        last = match.events.order_by("-seq").values_list("type", "payload").first()
+        last = _last_event(match)
         if last is not None and last[0] == EventType.MATCH_FINISHED:
             fields = _result_fields(last[1])
         else:
@@ -551,6 +499,12 @@ def match_lease_expire(*, match_id: int, now: datetime) -> str | None:
         if fields["status"] == Match.Status.FINISHED:
             _announce_finish(match_id, last[1])
         return fields["status"]
+
+
+def _last_event(match: Match) -> tuple[str, Any] | None:
+    """The type and payload of the last event of the match's log; None for an empty log."""
+    data = match.event_batches.order_by("-seq").values_list("events", flat=True).first()
+    return None if data is None else batch_events(data, last=1)[0]
 
 
 _FLUSHED_AT_ONCE = frozenset({EventType.MATCH_STARTED, EventType.FORFEIT})
@@ -685,7 +639,7 @@ def match_event_writer(
             raise MatchNotPending(f"match {match.pk} is not pending")
         # A pending match's log is empty: its first event goes straight in.
         records = chain_events([(0, EventType.MATCH_STARTED, started)])
-        _insert_events(match.pk, records)
+        _insert_batch(match.pk, records)
     match_started.send_robust(Match, match_id=match.pk)
     for name, value in claimed.items():
         setattr(match, name, value)

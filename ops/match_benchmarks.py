@@ -10,10 +10,10 @@ from django.db import connection, transaction
 
 from arena.referee import Limits, referee_match
 from arena.runner import pinned_to_cpu
-from games.events import canonical_json
+from games.events import batch_events, canonical_json
 from games.rules import get_game
 from matches import services
-from matches.models import Match, MatchEvent
+from matches.models import Match, MatchEventBatch
 from matches.services import MatchEventWriter, match_create, match_event_writer
 from ops.bot_benchmarks import MatchBots, benchmark_players
 from ops.game_benchmarks import random_match_events
@@ -89,22 +89,23 @@ def stored_snag_matches_per_second(*, matches: int, cpu: int | None = None) -> f
 
 
 def event_log_bytes_per_match() -> dict[str, float]:
-    """On PostgreSQL, the events table with its indexes (and TOAST) in bytes per finished
-    match, beside the bytes of what the logs hold: each event's canonical JSON
+    """On PostgreSQL, the events' table (their batches) with its indexes (and TOAST) in bytes
+    per finished match, beside the bytes of what the logs hold: each event's canonical JSON
     (``{"seq", "type", "payload"}``, as hashed) and its 32-byte digest.
 
     Every match in the database must be finished: measure in a scratch database.
     """
-    table = MatchEvent._meta.db_table
+    table = MatchEventBatch._meta.db_table
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_total_relation_size(%s)", [table])
         (on_disk,) = cursor.fetchone()
     finished = Match.objects.filter(status=Match.Status.FINISHED).count()
     if finished != Match.objects.count() or not finished:
         raise ValueError("measure the log's bytes in a database of finished matches only")
-    rows = MatchEvent.objects.values_list("seq", "type", "payload").iterator(chunk_size=2000)
+    rows = MatchEventBatch.objects.values_list("seq", "events").iterator(chunk_size=200)
     content = sum(
-        len(canonical_json({"seq": seq, "type": type, "payload": payload}).encode()) + 32
-        for seq, type, payload in rows
+        len(canonical_json({"seq": seq + i, "type": type, "payload": payload}).encode()) + 32
+        for seq, data in rows
+        for i, (type, payload) in enumerate(batch_events(bytes(data)))
     )
     return {"bytes_per_match": on_disk / finished, "content_per_match": content / finished}

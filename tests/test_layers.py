@@ -60,7 +60,7 @@ TOURNAMENT_MODELS = {
 }
 #: The rating rows: tournaments' app, their own package (``tournaments/ratings/``).
 RATING_MODELS = {"Leaderboard", "Rating", "RatingUpdate", "RatingChange"}
-MATCH_MODELS = {"Match", "MatchEvent", "MatchSeat", "SeatStderr"}
+MATCH_MODELS = {"Match", "MatchEventBatch", "MatchSeat", "SeatStderr"}
 #: Modules named like a standard-library module, and why the name stays: each is reached
 #: only as a submodule (``app.selectors``, ``strategies.random``), never as a top-level one.
 STDLIB_NAMES_KEPT = {
@@ -306,7 +306,7 @@ def test_the_per_app_write_check_refuses_an_outsider_and_lets_the_writers_be(tmp
         "BotVersion.objects.filter(id=1).update(status='ready')\n"
         "user.save()\n"
         "Token.objects.get_or_create(user=user)\n"
-        "match_event.delete()\n"
+        "match_event_batch.delete()\n"
         "Entrant.objects.bulk_create(entrants)\n"
     )
     outsider = tmp_path / "web" / "outsider.py"
@@ -314,7 +314,7 @@ def test_the_per_app_write_check_refuses_an_outsider_and_lets_the_writers_be(tmp
     outsider.write_text(source)
     expected = {
         "bots": {"BotVersion", "User", "Token"},
-        "matches": {"MatchEvent"},
+        "matches": {"MatchEventBatch"},
         "tournaments": {"Entrant"},
     }
     for app, written in expected.items():

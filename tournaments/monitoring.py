@@ -24,7 +24,8 @@ from typing import Any
 from django.utils import timezone
 
 from games.events import EventType, ResultReason
-from matches.models import Match, MatchEvent, MatchSeat
+from matches.models import Match, MatchSeat
+from matches.selectors import match_event_count, match_forfeits
 from monitoring import metrics
 from monitoring.logs import log_context_set
 
@@ -161,14 +162,14 @@ def match_finished_observe(sender: Any, *, match_id: int, reason: str, **kwargs:
 
 
 def _decisions(match_id: int) -> int:
-    return MatchEvent.objects.filter(match_id=match_id, type=EventType.DECISION).count()
+    return match_event_count(match_id=match_id, type=EventType.DECISION)
 
 
 def _forfeit_reason(match_id: int) -> str:
-    event = MatchEvent.objects.filter(match_id=match_id, type=EventType.FORFEIT).first()
-    if event is None or not isinstance(event.payload, dict):
+    forfeit = match_forfeits(match_ids=[match_id]).get(match_id)
+    if not isinstance(forfeit, dict):
         return "unknown"
-    return str(event.payload.get("reason", "unknown"))
+    return str(forfeit.get("reason", "unknown"))
 
 
 def match_failed_observe(*, match_id: int) -> None:

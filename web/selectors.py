@@ -19,7 +19,8 @@ from errors import NotFound
 from games.events import EventType, ForfeitReason, ResultReason
 from games.rules import GAMES
 from ladder.selectors import OpponentRecord, latest_ready_version, version_head_to_head
-from matches.models import Match, MatchEvent, MatchSeat
+from matches import selectors as match_selectors
+from matches.models import Match, MatchSeat
 from matches.selectors import match_events_visible
 from matches.visibility import match_access
 from tournaments import selectors as tournament_selectors
@@ -185,9 +186,11 @@ def match_forfeits(match_ids: list[int]) -> dict[int, ForfeitShown]:
     The seat and the reason are public in every view of a log (``matches.redaction``
     withholds only a forfeit's detail), so they are read as stored.
     """
-    rows = MatchEvent.objects.filter(match_id__in=match_ids, type=EventType.FORFEIT)
-    fields = rows.values_list("match_id", "payload__seat", "payload__reason")
-    return {match_id: ForfeitShown(seat, reason) for match_id, seat, reason in fields}
+    forfeits = match_selectors.match_forfeits(match_ids=match_ids)
+    return {
+        match_id: ForfeitShown(payload["seat"], payload["reason"])
+        for match_id, payload in forfeits.items()
+    }
 
 
 def match_forfeit_public(match: Match) -> ForfeitShown | None:

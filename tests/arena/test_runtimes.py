@@ -16,8 +16,9 @@ from arena.runtimes import RUNTIMES, STARTERS_DIR, RuntimeStatus
 from bots.models import Bot, BotVersion
 from bots.services.bots import builtin_bots_sync
 from bots.services.code_cache import CodeUnavailable
-from matches.models import Match, MatchEvent
+from matches.models import Match
 from matches.play import MatchLimits, match_play
+from matches.selectors import match_event_count, match_event_records
 from matches.services import match_create, match_seats_create
 from tests.bots.conftest import stray_sandbox_processes
 from tests.bots.test_api import client_for, upload
@@ -99,7 +100,7 @@ def test_each_starter_kit_builds_is_ready_and_plays_recording_its_runtime(
     result = match_play(match_id=match.pk, limits=MatchLimits(time_bank_seconds=2.0))
     assert result is not None and result.forfeit is None
     assert Match.objects.get(pk=match.pk).status == Match.Status.FINISHED
-    started = MatchEvent.objects.get(match=match, seq=0).payload
+    started = match_event_records(match=match)[0].payload
     assert started["players"][0]["runtime"] == runtime
     assert started["players"][0]["toolchain"] == version.toolchain.splitlines() or not (
         RUNTIMES[runtime].built
@@ -253,4 +254,4 @@ def test_a_worker_without_the_runtime_leaves_the_match_pending_for_one_that_has_
     with pytest.raises(CodeUnavailable, match="the javascript runtime is not on this worker"):
         match_play(match_id=match.pk)
     assert Match.objects.get(pk=match.pk).status == Match.Status.PENDING
-    assert not MatchEvent.objects.filter(match=match).exists()
+    assert match_event_count(match_id=match.pk) == 0

@@ -27,6 +27,7 @@ from bots.services.code_cache import (
 from bots.services.upload import bot_version_upload
 from matches.models import Match
 from matches.play import MatchLimits, match_play
+from matches.selectors import match_event_count
 from matches.services import match_create, match_seats_create
 
 from .conftest import stray_sandbox_processes
@@ -125,7 +126,7 @@ def test_a_match_whose_code_no_store_has_stays_pending_and_plays_once_it_is_back
     with pytest.raises(CodeUnavailable, match=f"code {uploaded.content_hash} is not in"):
         match_play(match_id=match.pk)
     assert Match.objects.get(pk=match.pk).status == Match.Status.PENDING
-    assert match.events.count() == 0
+    assert match_event_count(match_id=match.pk) == 0
 
     CodeBlob.objects.create(content_hash=uploaded.content_hash, data=data)
     assert match_play(match_id=match.pk, limits=MatchLimits(time_bank_seconds=2.0)) is not None

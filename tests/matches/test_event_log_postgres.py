@@ -1,8 +1,10 @@
-"""The database itself refuses to change stored events (migration 0002), on PostgreSQL only."""
+"""The database itself refuses to change stored events (``matches`` migration 0004), on
+PostgreSQL only."""
 
 import pytest
 from django.db import DatabaseError, connection, transaction
 
+from matches.selectors import match_event_records
 from matches.services import match_create, match_events_append
 from tests.games.snag_logs import play_snag
 
@@ -16,26 +18,27 @@ pytestmark = [
 ]
 
 REFUSED = [
-    "UPDATE games_matchevent SET payload = '{}'::jsonb",
-    "DELETE FROM games_matchevent",
-    "TRUNCATE games_matchevent",
+    "UPDATE matches_eventbatch SET events = ''::bytea",
+    "DELETE FROM matches_eventbatch",
+    "TRUNCATE matches_eventbatch",
 ]
 
 
 @pytest.fixture
 def stored_events():
     match = match_create(game_id="snag", seed=5, options={})
-    match_events_append(match=match, events=play_snag(seed=5).events[:20])
+    match_events_append(match=match, events=play_snag(seed=5).events[:8])
+    match_events_append(match=match, events=play_snag(seed=5).events[8:20])
     with connection.cursor() as cursor:
         # Run the deferred foreign-key checks now: PostgreSQL refuses to TRUNCATE a table
         # with checks pending, which would hide the refusal this file is about.
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-    return _events()
+    return match, _events()
 
 
 def _events():
     with connection.cursor() as cursor:
-        cursor.execute("SELECT seq, type, payload::text, hash FROM games_matchevent ORDER BY seq")
+        cursor.execute("SELECT seq, last_seq, hash, events FROM matches_eventbatch ORDER BY seq")
         return cursor.fetchall()
 
 
@@ -53,7 +56,7 @@ def _execute_refused(statement):
 def test_the_database_refuses_to_change_or_remove_stored_events(stored_events, statement):
     _execute_refused(statement)
 
-    assert _events() == stored_events
+    assert _events() == stored_events[1]
 
 
 @pytest.mark.parametrize("statement", REFUSED)
@@ -66,29 +69,31 @@ def test_the_refusal_holds_under_session_replication_role_replica(stored_events,
         with connection.cursor() as cursor:
             cursor.execute("RESET session_replication_role")
 
-    assert _events() == stored_events
+    assert _events() == stored_events[1]
 
 
 def test_the_triggers_are_enabled_always():
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT tgname, tgenabled FROM pg_trigger"
-            " WHERE tgrelid = 'games_matchevent'::regclass AND NOT tgisinternal ORDER BY tgname"
+            " WHERE tgrelid = 'matches_eventbatch'::regclass AND NOT tgisinternal ORDER BY tgname"
         )
         triggers = cursor.fetchall()
 
     assert triggers == [
-        ("games_matchevent_refuse_truncate", "A"),
-        ("games_matchevent_refuse_update_delete", "A"),
+        ("matches_eventbatch_refuse_truncate", "A"),
+        ("matches_eventbatch_refuse_update_delete", "A"),
     ]
 
 
 def test_an_empty_event_log_can_still_be_truncated_so_a_fresh_database_can_be_flushed():
     with connection.cursor() as cursor:
-        cursor.execute("TRUNCATE games_matchevent")
-        cursor.execute("SELECT count(*) FROM games_matchevent")
+        cursor.execute("TRUNCATE matches_eventbatch")
+        cursor.execute("SELECT count(*) FROM matches_eventbatch")
         assert cursor.fetchone() == (0,)
 
 
 def test_inserting_events_is_still_allowed(stored_events):
-    assert len(stored_events) == 20
+    match, batches = stored_events
+    assert [(seq, last_seq) for seq, last_seq, _, _ in batches] == [(0, 7), (8, 19)]
+    assert [record.seq for record in match_event_records(match=match)] == list(range(20))

@@ -38,15 +38,18 @@ def migrated_back(transactional_db):
 
 
 def _empty_the_append_only_log() -> None:
+    """Empty the event rows' table or the batches', whichever the schema has now."""
     # The trigger refuses to delete events; DDL is the one way past it, by design.
-    triggers = ["games_matchevent_refuse_update_delete", "games_matchevent_refuse_truncate"]
     postgresql = connection.vendor == "postgresql"
     with connection.cursor() as cursor:
-        for trigger in triggers if postgresql else []:
-            cursor.execute(f"ALTER TABLE games_matchevent DISABLE TRIGGER {trigger}")
-        cursor.execute("DELETE FROM games_matchevent")
-        for trigger in triggers if postgresql else []:
-            cursor.execute(f"ALTER TABLE games_matchevent ENABLE ALWAYS TRIGGER {trigger}")
+        tables = set(connection.introspection.table_names(cursor))
+        for table in {"games_matchevent", "matches_eventbatch"} & tables:
+            triggers = [f"{table}_refuse_update_delete", f"{table}_refuse_truncate"]
+            for trigger in triggers if postgresql else []:
+                cursor.execute(f"ALTER TABLE {table} DISABLE TRIGGER {trigger}")
+            cursor.execute(f"DELETE FROM {table}")
+            for trigger in triggers if postgresql else []:
+                cursor.execute(f"ALTER TABLE {table} ENABLE ALWAYS TRIGGER {trigger}")
 
 
 def fill_the_old_schema(apps) -> dict:
@@ -124,8 +127,8 @@ def test_the_move_keeps_every_match_its_log_seats_stderr_links_and_ratings(migra
     executor = MigrationExecutor(connection)
     executor.migrate(executor.loader.graph.leaf_nodes())
 
-    from matches.models import Match, MatchEvent, SeatStderr
-    from matches.selectors import match_event_records, match_replay
+    from matches.models import Match, SeatStderr
+    from matches.selectors import match_event_count, match_event_records, match_replay
     from tournaments.models import TournamentMatch
     from tournaments.ratings.models import Rating
 
@@ -140,8 +143,9 @@ def test_the_move_keeps_every_match_its_log_seats_stderr_links_and_ratings(migra
     assert sorted(Rating.objects.values_list("mu", flat=True)) == [26.0, 27.0]
     if connection.vendor == "postgresql":
         with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute("UPDATE games_matchevent SET payload = '{}'")
-        assert MatchEvent.objects.count() == sum(len(log) for log in stored["logs"].values())
+            cursor.execute("UPDATE matches_eventbatch SET events = ''")
+    stored_events = sum(match_event_count(match_id=match_id) for match_id in stored["logs"])
+    assert stored_events == sum(len(log) for log in stored["logs"].values())
 
 
 # The compact event rows (matches migration 0002). --------------------------------------------
@@ -220,7 +224,7 @@ def test_logs_stored_before_the_compact_rows_replay_beside_logs_stored_after(bef
 
 def test_the_compact_rows_keep_no_id_no_index_but_their_key_and_raw_digests(before_compact_rows):
     executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
+    executor.migrate(COMPACT_ROWS)
 
     with connection.cursor() as cursor:
         columns = [c.name for c in connection.introspection.get_table_description(cursor, TABLE)]
@@ -237,6 +241,9 @@ def test_the_compact_rows_keep_no_id_no_index_but_their_key_and_raw_digests(befo
                 [TABLE],
             )
             assert cursor.fetchall() == [("hash", "bytea"), ("payload", "json")]
+
+
+COMPACT_ROWS = [("matches", "0003_match_deal_index")]
 
 
 def test_going_back_before_the_compact_rows_keeps_every_event(before_compact_rows):
@@ -259,3 +266,126 @@ def test_going_back_before_the_compact_rows_keeps_every_event(before_compact_row
 
 
 TABLE = "games_matchevent"
+
+
+# The batches (matches migration 0004). -------------------------------------------------------
+
+
+@pytest.fixture
+def before_batches(transactional_db):
+    executor = MigrationExecutor(connection)
+    executor.migrate(COMPACT_ROWS)
+    yield executor.loader.project_state(COMPACT_ROWS).apps
+    _empty_the_append_only_log()
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+def _rows_log(apps, seed: int, spoil=None) -> tuple[int, list[tuple]]:
+    """A finished Snag match stored as event rows (``matches`` 0002 and 0003); ``spoil``
+    changes the log as it is stored (a list of rows, as the database holds them)."""
+    log = random_match_log(game_id="snag", seed=seed, options={"target": 15}, rng=random.Random(3))
+    result = log[-1].payload
+    match = apps.get_model("matches", "Match").objects.create(
+        game="snag",
+        rules_version=log[0].payload["rules_version"],
+        seed=seed,
+        options={"target": 15},
+        status="finished",
+        winner=result["winner"],
+        scores=result["scores"],
+        result_reason="played",
+    )
+    rows = [tuple(record) for record in log]
+    if spoil is not None:
+        rows = spoil(rows)
+    Event = apps.get_model("matches", "MatchEvent")
+    Event.objects.bulk_create(
+        Event(match=match, seq=seq, type=type, payload=payload, hash=hash)
+        for seq, type, payload, hash in rows
+    )
+    return match.pk, rows
+
+
+def _chain_failures(match_id: int) -> list[tuple]:
+    from matches.models import Match
+    from matches.selectors import match_replay
+
+    failures = match_replay(match=Match.objects.get(pk=match_id)).failures
+    return [(failure.seq, failure.kind.value) for failure in failures if failure.kind == "chain"]
+
+
+def _think_longer(rows: list[tuple]) -> list[tuple]:
+    """The log with one decision changed after it was hashed: its hash no longer chains."""
+    seq = next(seq for seq, type, _, _ in rows if type == "decision" and seq > 20)
+    seq, type, payload, hash = rows[seq]
+    rows[seq] = (seq, type, {**payload, "think_us": payload["think_us"] + 1}, hash)
+    return rows
+
+
+def _one_event_lost(rows: list[tuple]) -> list[tuple]:
+    return rows[:30] + rows[31:]
+
+
+def test_logs_stored_as_rows_are_batches_after_and_read_back_event_for_event(before_batches):
+    logs = dict(
+        [
+            _rows_log(before_batches, seed=51),
+            _rows_log(before_batches, seed=52, spoil=_think_longer),
+            _rows_log(before_batches, seed=53, spoil=_one_event_lost),
+        ]
+    )
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+    from matches.models import Match, MatchEventBatch
+    from matches.selectors import match_event_records
+
+    for match_id, rows in logs.items():
+        match = Match.objects.get(pk=match_id)
+        assert [tuple(record) for record in match_event_records(match=match)] == rows
+    whole, spoilt, gapped = logs
+    assert MatchEventBatch.objects.filter(match_id=whole).count() == 1
+    assert _chain_failures(whole) == []
+    # Each broken link of a chain reads back, and is found, where it was.
+    changed = next(seq for seq, type, _, _ in logs[spoilt] if type == "decision" and seq > 20)
+    assert _chain_failures(spoilt) == [(changed, "chain")]
+    assert _chain_failures(gapped) == [(31, "chain"), (31, "chain")]  # its seq, its hash
+
+
+def test_the_batches_keep_their_key_and_the_append_only_triggers(before_batches):
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+    with connection.cursor() as cursor:
+        tables = connection.introspection.table_names(cursor)
+        description = connection.introspection.get_table_description(cursor, "matches_eventbatch")
+        constraints = connection.introspection.get_constraints(cursor, "matches_eventbatch")
+    assert "games_matchevent" not in tables
+    columns = sorted(column.name for column in description)
+    assert columns == ["events", "hash", "last_seq", "match_id", "seq"]
+    indexed = [c for c in constraints.values() if c["index"] or c["primary_key"]]
+    assert [set(c["columns"]) for c in indexed] == [{"match_id", "seq"}]
+    if connection.vendor == "postgresql":
+        match_id, _ = _new_log(seed=54)
+        with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("DELETE FROM matches_eventbatch")
+
+
+def test_going_back_before_the_batches_keeps_every_event_and_hash(before_batches):
+    old_id, old = _rows_log(before_batches, seed=61, spoil=_think_longer)
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    new_id, new = _new_log(seed=62)
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(COMPACT_ROWS)
+    apps = executor.loader.project_state(COMPACT_ROWS).apps
+
+    events = apps.get_model("matches", "MatchEvent").objects.order_by("seq")
+    for match_id, log in ((old_id, old), (new_id, new)):
+        rows = events.filter(match_id=match_id).values_list("seq", "type", "payload", "hash")
+        assert [tuple(row) for row in rows] == log
+    if connection.vendor == "postgresql":
+        with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(f"DELETE FROM {TABLE}")

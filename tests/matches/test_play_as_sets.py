@@ -7,6 +7,7 @@ import pytest
 
 from matches.models import Match
 from matches.play import matches_play_as_sets
+from matches.selectors import match_event_records
 
 from .test_match_log import new_match, version
 
@@ -37,7 +38,7 @@ def test_a_set_whose_first_seating_is_done_plays_its_second_with_its_own_seats()
     for match in (first, twin, alone):
         match.refresh_from_db()
         assert match.status == Match.Status.FINISHED
-        players = match.events.get(seq=0).payload["players"]
+        players = match_event_records(match=match)[0].payload["players"]
         assert [p["version_id"] for p in players] == [
             seat.version_id for seat in match.seats.order_by("seat")
         ]

@@ -25,7 +25,7 @@ from matches import services
 from matches.models import Match
 from matches.play import match_play
 from matches.redaction import cards_in, face_up_cards
-from matches.selectors import match_event_records
+from matches.selectors import match_event_count, match_event_records
 from ops.game_benchmarks import random_match_events
 
 CARD = re.compile(r"\b[2-9TJQKA][SHDC]\b")
@@ -345,7 +345,7 @@ def watch_while_it_plays(client, monkeypatch, match: Match, *, view: str) -> dic
             seq = emit(kind, payload)
             # After each decision and each new deal: every position the bot is asked in.
             if kind in (EventType.DECISION, EventType.SHUFFLE) and len(views) < WATCHED_STEPS:
-                steps = Match.objects.get(pk=match.pk).events.filter(type="decision").count()
+                steps = match_event_count(match_id=match.pk, type="decision")
                 url = f"/api/matches/{match.pk}/state/"
                 body = client.get(url, {"step": steps, "view": view}).json()
                 views[steps] = body["observations"]

@@ -12,7 +12,8 @@ from django.db import connection
 from django.utils import timezone
 
 from games.rules import GAMES
-from matches.models import Match, MatchEvent
+from matches.models import Match
+from matches.selectors import match_event_count
 from tests.tournaments.conftest import services_configured, wait_until
 from tournaments import services
 from tournaments.config import TournamentConfig
@@ -49,8 +50,7 @@ def test_a_match_held_mid_play_on_a_worker_leaks_nothing_until_its_set_is_over(
         statuses = dict(matches.values_list("status", "pk"))
         if not (tmp_path / "held").exists() or set(statuses) != {"running", "finished"}:
             return False
-        held = MatchEvent.objects.filter(match_id=statuses["running"], type="decision")
-        return held.count() >= 12
+        return match_event_count(match_id=statuses["running"], type="decision") >= 12
 
     try:
         wait_until(held_with_its_moves_stored_and_twin_over, "a match held mid-play, its twin over")

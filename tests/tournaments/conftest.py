@@ -174,13 +174,13 @@ def committed_db(django_db_setup, django_db_blocker):
 def _flush_including_match_events() -> None:
     # The append-only trigger refuses TRUNCATE of a log holding events; DDL is the one way
     # past it, by design, so the test database is emptied with the trigger off for a moment.
-    trigger = "TRIGGER games_matchevent_refuse_truncate"
+    trigger = "TRIGGER matches_eventbatch_refuse_truncate"
     with connection.cursor() as cursor:
-        cursor.execute(f"ALTER TABLE games_matchevent DISABLE {trigger}")
+        cursor.execute(f"ALTER TABLE matches_eventbatch DISABLE {trigger}")
         try:
             call_command("flush", interactive=False, verbosity=0)
         finally:
-            cursor.execute(f"ALTER TABLE games_matchevent ENABLE ALWAYS {trigger}")
+            cursor.execute(f"ALTER TABLE matches_eventbatch ENABLE ALWAYS {trigger}")
 
 
 def _test_database_url() -> str:

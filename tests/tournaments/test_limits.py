@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 
 from arena.runner import BuiltinLauncher, ScriptLauncher
 from games.events import EventType
+from matches.selectors import match_event_records
 from tournaments import services
 from tournaments.models import RecurringTournament, Tournament
 from tournaments.tasks import tournament_match_play
@@ -159,7 +160,8 @@ def test_the_match_task_plays_under_the_tournaments_limits(
     match.refresh_from_db()
     assert overrides_given == [{"cpu_seconds": 5}] * 2
     assert match.status == "finished" and match.result_reason == reason
-    forfeits = list(match.events.filter(type=EventType.FORFEIT).values_list("payload", flat=True))
+    log = match_event_records(match=match)
+    forfeits = [record.payload for record in log if record.type == EventType.FORFEIT]
     if reason == "forfeit":
         slow_seat = match.seats.get(version=slow).seat
         assert [(f["seat"], f["reason"]) for f in forfeits] == [(slow_seat, "timeout")]

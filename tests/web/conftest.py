@@ -69,10 +69,10 @@ def live_db(transactional_db):
     yield
     if connection.vendor != "postgresql":
         return
-    trigger = "games_matchevent_refuse_truncate"
+    trigger = "matches_eventbatch_refuse_truncate"
     with connection.cursor() as cursor:
-        cursor.execute(f"ALTER TABLE games_matchevent DISABLE TRIGGER {trigger}")
+        cursor.execute(f"ALTER TABLE matches_eventbatch DISABLE TRIGGER {trigger}")
         try:
             call_command("flush", interactive=False, verbosity=0)
         finally:
-            cursor.execute(f"ALTER TABLE games_matchevent ENABLE ALWAYS TRIGGER {trigger}")
+            cursor.execute(f"ALTER TABLE matches_eventbatch ENABLE ALWAYS TRIGGER {trigger}")

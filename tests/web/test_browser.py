@@ -9,6 +9,7 @@ import pytest
 
 from bots.services.bots import builtin_bots_sync
 from matches.models import Match
+from matches.selectors import match_event_count, match_event_records
 from matches.services import match_create, match_seats_create
 from tests.web.browser import PHONE, contrast_failures, overflows_sideways, screenshot
 from tests.web.factories import (
@@ -42,9 +43,9 @@ def at_step(tab, step: int) -> None:
 
 
 def log_of(match: Match) -> tuple[list[dict], list[list[str]]]:
-    events = match.events.order_by("seq")
-    decisions = list(events.filter(type="decision").values_list("payload", flat=True))
-    orders = [p["order"] for p in events.filter(type="shuffle").values_list("payload", flat=True)]
+    events = match_event_records(match=match)
+    decisions = [event.payload for event in events if event.type == "decision"]
+    orders = [event.payload["order"] for event in events if event.type == "shuffle"]
     return decisions, orders
 
 
@@ -77,7 +78,8 @@ def finished_match():
     # Both matches of the set: while its twin is unplayed, a match shows no moves.
     play_out(tournament, limit=2)
     match = Match.objects.filter(tournament_match__tournament=tournament, status="finished")[0]
-    assert match.events.filter(type="shuffle").count() >= 2, "the test needs a second deal"
+    shuffles = match_event_count(match_id=match.pk, type="shuffle")
+    assert shuffles >= 2, "the test needs a second deal"
     return match
 
 

@@ -10,6 +10,7 @@ from django.db.models import Q
 from bots.models import BotVersion
 from games.rules import get_game
 from matches.models import Match
+from matches.selectors import match_event_count
 from matches.services import match_claim, match_create, match_event_writer, match_seats_create
 from tests.web.factories import bot_versions, match_play_here, play_out, tournament_started
 from tournaments.models import DuplicateSet
@@ -193,7 +194,7 @@ def test_the_match_page_carries_the_chapters_and_the_replay_api_urls(client, rou
     assert f'data-state-url="/api/matches/{match.pk}/state/"' in page
     assert f'data-events-url="/api/matches/{match.pk}/events/"' in page
     assert '<optgroup label="Deal 1">' in page and "Deal 1, trick 1" in page
-    steps = match.events.filter(type="decision").count()
+    steps = match_event_count(match_id=match.pk, type="decision")
     assert f'max="{steps}"' in page
 
 

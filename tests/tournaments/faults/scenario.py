@@ -24,17 +24,16 @@ def create() -> int:
 
 
 def report(tournament_id: int) -> dict:
-    from django.db.models import Count, Q
-
     from matches.models import Match
+    from matches.selectors import match_event_count
     from tournaments.models import Tournament, TournamentMatch
 
     links = TournamentMatch.objects.filter(tournament_id=tournament_id)
-    matches = Match.objects.filter(tournament_match__in=links).annotate(
-        starts=Count("events", filter=Q(events__type="match_started")),
-        results=Count("events", filter=Q(events__type="match_finished")),
-    )
+    matches = Match.objects.filter(tournament_match__in=links)
     finished = [m for m in matches if m.status == Match.Status.FINISHED]
+    for match in finished:
+        match.starts = match_event_count(match_id=match.pk, type="match_started")
+        match.results = match_event_count(match_id=match.pk, type="match_finished")
     slots = [
         (link.duplicate_set_id, link.first_seat)
         for link in links.filter(match__status=Match.Status.FINISHED)

@@ -7,7 +7,7 @@ from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 
 from games.events import EventType
-from matches.models import MatchEvent
+from matches.selectors import match_event_records
 from tournaments.duplicate import SetMatch, set_result
 from tournaments.models import ManualChange, TournamentMatch
 from tournaments.ratings.maths import PRIOR, RatedSet, skills_replay
@@ -46,7 +46,8 @@ def replayed_from_the_logs():
         )
         matches = []
         for link in links:
-            final = MatchEvent.objects.get(match_id=link.match_id, type=EventType.MATCH_FINISHED)
+            final = match_event_records(match=link.match)[-1]
+            assert final.type == EventType.MATCH_FINISHED
             matches.append(
                 SetMatch(link.first_seat, final.payload["winner"], final.payload["scores"])
             )
