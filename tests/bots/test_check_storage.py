@@ -145,7 +145,8 @@ def test_in_process_a_check_that_fails_is_rejected_at_once_not_retried_in_the_re
 @pytest.fixture
 def fake_build(monkeypatch, code_store):
     """A build of the pending version that gives ``result`` (set by the test)."""
-    status = SimpleNamespace(runtime=SimpleNamespace(built=True), versions=["g++ 12"])
+    runtime = SimpleNamespace(built=True, build="g++ -o bot *.cpp", native_entry=False)
+    status = SimpleNamespace(runtime=runtime, versions=["g++ 12"])
     monkeypatch.setattr(build, "safe_sandbox", lambda: None)
     monkeypatch.setattr(build, "version_runtime_status", lambda version: status)
     monkeypatch.setattr(build, "build_key", lambda content_hash, status: "key-" + content_hash)
@@ -160,9 +161,11 @@ def test_a_failed_build_whose_log_holds_nul_bytes_rejects_with_the_log_escaped(p
 
     version = build.version_build(pending)
 
+    escaped = "bot.cpp:1:1: error: stray '\\0'\n  a\\x00b \\udc80"
     assert version.status == BotVersion.Status.REJECTED
-    assert version.build_log == "bot.cpp:1:1: error: stray '\\0'\n  a\\x00b \\udc80\n"
-    assert version.status_reason == f"the build failed:\n{version.build_log.strip()}"
+    assert version.build_log.startswith("$ g++ -o bot *.cpp\ntoolchain: g++ 12\nfailed in 0.1 s")
+    assert version.build_log.endswith(f"warnings included):\n{escaped}")
+    assert version.status_reason == f"the build failed:\n{escaped}"
 
 
 def test_a_build_whose_log_holds_nul_bytes_is_kept_with_the_log_escaped(pending, fake_build):
@@ -172,5 +175,5 @@ def test_a_build_whose_log_holds_nul_bytes_is_kept_with_the_log_escaped(pending,
     version = build.version_build(pending)
 
     assert version.status == BotVersion.Status.PENDING, "built, to be checked"
-    assert version.build_log == "warning: null character(s) \\x00 kept\n"
+    assert version.build_log.endswith("\nwarning: null character(s) \\x00 kept")
     assert version.build_hash == built.content_hash
