@@ -159,7 +159,11 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "players": [str(version.bot.name) if version else "?" for version in page.players],
         },
     }
-    return render(request, "web/match.html", context)
+    response = render(request, "web/match.html", context)
+    if context["seats_to_debug"]:
+        # It holds a bot's stderr, its owner's alone: no cache keeps it.
+        response["Cache-Control"] = "private, no-store"
+    return response
 
 
 def _timeline(match: Match) -> dict[str, Any]:

@@ -139,6 +139,7 @@ def test_the_owner_of_a_seat_s_bot_gets_its_log_stderr_code_and_replay_command(
         "unzip -o -d snag-ada-cpp-v2 snag-ada-cpp-v2.zip\n.venv/bin/python manage.py play"
         f" --replay match-{cpp_match.pk}-seat1.jsonl --seat 1 snag-ada-cpp-v2 --runtime cpp"
     ) in client.get(f"/matches/{cpp_match.pk}/").content.decode()
+    assert client.get(f"/matches/{cpp_match.pk}/")["Cache-Control"] == "private, no-store"
     # The link is to what the API gives her, and to nobody else.
     assert client.get(log).status_code == 200
     assert client.get(log.replace("seat1", "seat0")).status_code == 403
