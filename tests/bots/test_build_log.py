@@ -69,5 +69,5 @@ def test_a_built_version_s_log_holds_the_compiler_s_warnings_and_a_rebuild_says_
     built, reused = logs
     assert built.startswith("$ g++ -std=c++20 -O2 -o bot *.cpp\ntoolchain: g++ (Debian")
     assert "\nbuilt in " in built
-    assert "bot.cpp:1:2: warning: #warning \"the strategy is a placeholder\"" in built
+    assert 'bot.cpp:1:2: warning: #warning "the strategy is a placeholder"' in built
     assert reused == f"{REUSED}\n{built}"
