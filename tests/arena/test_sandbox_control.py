@@ -194,11 +194,19 @@ def freezer_cgroup(pid: int) -> str:
     raise LookupError(f"process {pid} is in no freezer cgroup")
 
 
+def task_state(pid: int) -> str:
+    stat = Path(f"/proc/{pid}/stat").read_bytes()
+    return stat[stat.rfind(b")") + 2 :][:1].decode()
+
+
 def test_the_waits_for_a_cpu_are_read_only_while_no_task_is_ready_to_run():
     spinning = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     sleeping = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        time.sleep(0.3)
+        # On a busy machine an interpreter takes a while to start and reach its sleep.
+        deadline = time.monotonic() + 30
+        while task_state(sleeping.pid) != "S" and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert waiting_by_task([spinning.pid]) is None
         assert waiting_by_task([sleeping.pid, spinning.pid]) is None
         assert set(waiting_by_task([sleeping.pid])) == {sleeping.pid}
