@@ -38,6 +38,8 @@ CGROUP_MOUNT = Path("/sys/fs/cgroup")
 #: The cgroup v1 controllers a slot uses, by name; in v2 the same three are the memory
 #: controller, ``cgroup.freeze`` and ``cpu.stat``, present in every non-root cgroup.
 CONTROLLERS = ("memory", "freezer", "cpuacct")
+#: Each version's freezer file, and what it says of a cgroup that is not frozen.
+_FREEZER_FILES = (("freezer.state", "THAWED"), ("cgroup.freeze", "0"))
 #: Writes the shell's own pid into each ``cgroup.procs`` given before ``--``, then becomes
 #: the bot's command.
 _ENTER_SCRIPT = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
@@ -153,9 +155,11 @@ def _enable_v2(controller: str, base: Path, root: Path) -> None:
         raise OSError(0, "this kernel's cgroup v2 has no cpu.stat")
 
 
-def _own_cgroups() -> tuple[int, dict[str, Path]] | None:
-    """The version and this process's own cgroup folder per controller, or None."""
-    lines = [line.split(":", 2) for line in Path("/proc/self/cgroup").read_text().splitlines()]
+def _own_cgroups(pid: int | str = "self") -> tuple[int, dict[str, Path]] | None:
+    """The version and this process's own cgroup folder per controller, or None; those of
+    process ``pid``, as this process's mounts show them, when it is given."""
+    text = Path(f"/proc/{pid}/cgroup").read_text()
+    lines = [line.split(":", 2) for line in text.splitlines()]
     if (CGROUP_MOUNT / "cgroup.controllers").exists():
         path = next((path for _, names, path in lines if names == ""), None)
         if path is None:
@@ -206,11 +210,63 @@ def _write(path: Path, value: object) -> None:
 
 def slot_cgroups_remove(uid_base: int) -> None:
     """Remove this instance's slot cgroups that no process uses any more (a test run's)."""
+    for folder in own_slot_folders(uid_base):
+        cgroup_remove(folder)
+
+
+def own_slot_folders(uid_base: int) -> tuple[Path, ...]:
+    """The slot cgroups of instance ``uid_base`` under this process's own cgroups, each
+    hierarchy's, slots first and their folder last (the order they can be removed in)."""
     own = _own_cgroups()
     if own is None:
-        return
-    for base in set(own[1].values()):
+        return ()
+    folders: list[Path] = []
+    for base in sorted(set(own[1].values())):
         root = base / f"baize-{uid_base}"
-        for folder in [*root.glob("slot-*"), root]:
-            with contextlib.suppress(OSError):
-                folder.rmdir()  # a cgroup is removed with rmdir; one still in use stays
+        if root.is_dir():
+            folders += [*sorted(root.glob("slot-*")), root]
+    return tuple(folders)
+
+
+def process_slot_folders(pid: int, uid_base: int, index: int) -> tuple[Path, ...]:
+    """The cgroups of slot ``index`` of instance ``uid_base`` that process ``pid`` is in, one
+    per hierarchy (wherever the instance that made them ran); none when it is in no such
+    slot, or has ended."""
+    try:
+        found = _own_cgroups(pid)
+    except OSError:
+        return ()
+    if found is None:
+        return ()
+    return tuple(
+        sorted(
+            folder
+            for folder in set(found[1].values())
+            if folder.name == f"slot-{index}" and folder.parent.name == f"baize-{uid_base}"
+        )
+    )
+
+
+def cgroup_thaw(folder: Path) -> bool:
+    """Thaw the freezer of cgroup ``folder`` (v1 ``freezer.state``, v2 ``cgroup.freeze``);
+    whether it was frozen. A folder of another hierarchy has no freezer: False."""
+    for name, thawed in _FREEZER_FILES:
+        state = folder / name
+        try:
+            was = state.read_text().strip()
+        except OSError:
+            continue
+        if was == thawed:
+            return False
+        _write(state, thawed)
+        return True
+    return False
+
+
+def cgroup_remove(folder: Path) -> bool:
+    """Remove cgroup ``folder`` if no process is in it and it has no child; whether it went."""
+    try:
+        folder.rmdir()  # a cgroup is removed with rmdir; one still in use stays
+    except OSError:
+        return False
+    return True

@@ -111,6 +111,8 @@ class SandboxReport:
     memory: str = ""
     #: How the seat not to move is stopped and a decision charged; no part of the level.
     turns: str = ""
+    #: The slot uids probed, first to last; no part of the level.
+    uids: str = ""
 
     @property
     def safe(self) -> bool:
@@ -130,6 +132,8 @@ class SandboxReport:
 
     def describe(self) -> str:
         lines = [f"sandbox level: {self.level.name.lower()}"]
+        if self.uids:
+            lines.append(f"  uids: {self.uids}")
         lines += [f"  {name}: {why}" for name, why in self.layers.items()]
         if self.memory:
             lines.append(f"  memory: {self.memory}")
@@ -290,9 +294,10 @@ def probe_sandbox(config: SandboxConfig) -> Sandbox:
     layers["namespaces"] = "ok" if shutil.which(config.bwrap) else f"{config.bwrap} not found"
     cgroups, missing = _slot_cgroups(config) if layers["uid"] == "ok" else (None, {})
     memory, turns = _memory_and_turns(config, cgroups, missing)
+    uids = f"{config.uid_base}-{config.uid_base + config.slots - 1} ({config.slots} slots)"
     sandbox = Sandbox(
         config,
-        SandboxReport(SandboxLevel.NONE, layers, memory, turns),
+        SandboxReport(SandboxLevel.NONE, layers, memory, turns, uids),
         interpreter,
         mounts,
         _root_links(),
@@ -305,7 +310,7 @@ def probe_sandbox(config: SandboxConfig) -> Sandbox:
     if layers["uid"] != "ok" or layers["python"] != "ok":
         return sandbox
     level = _run_probes(sandbox, layers)
-    return dataclasses.replace(sandbox, report=SandboxReport(level, layers, memory, turns))
+    return dataclasses.replace(sandbox, report=dataclasses.replace(sandbox.report, level=level))
 
 
 def _slot_cgroups(config: SandboxConfig) -> tuple[SlotCgroups | None, dict[str, str]]:
