@@ -2,8 +2,9 @@
 
 **Queues.** Code from strangers goes only to workers whose sandbox can hold it. A worker
 consumes ``DEFAULT_QUEUE`` always, and ``SANDBOXED_QUEUE`` only once its sandbox probe says
-level ``full`` (``bots.tasks``); so a worker on a weaker host still plays built-in bots and
-runs the tick, and never takes an upload's check or a match of uploaded code.
+level ``full`` (``bots.worker_sandbox``, which probes again while it is below); so a worker on
+a weaker host still plays built-in bots and runs the tick, and never takes an upload's check
+or a match of uploaded code.
 
 **Order.** On Redis each priority of each queue is a list of its own, and a worker asks for
 the lists of one priority, in both queues, before any of the next

@@ -5,6 +5,7 @@ class BotsConfig(AppConfig):
     name = "bots"
 
     def ready(self) -> None:
-        from . import monitoring
+        from . import monitoring, worker_sandbox
 
         monitoring.connect()
+        worker_sandbox.connect()

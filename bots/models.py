@@ -98,3 +98,37 @@ class CodeBlob(models.Model):
 
     def __str__(self) -> str:
         return self.content_hash
+
+
+class SandboxRange(models.Model):
+    """A range of sandbox slot uids of one host, leased by the worker that runs bots under them.
+
+    One row per host and range, made when a worker first asks for the range. A worker holds
+    its range while it renews the lease (``expires_at``); a clean exit releases it (``holder``
+    empty); a range whose holder stopped renewing is taken by the next worker once the lease
+    has lapsed, which first ends whatever the holder left under the uids
+    (``bots.services.uid_ranges``). In the database, not Redis: Redis keeps nothing across a
+    restart, and a lease forgotten while its worker lives would hand that worker's uids to a
+    newcomer, which would kill its bots as leftovers.
+    """
+
+    #: The kernel's boot id: the same in every container of one host, another on every host
+    #: (and after a reboot, when nothing of the old leases runs any more).
+    host = models.CharField(max_length=64)
+    index = models.PositiveIntegerField()
+    uid_base = models.BigIntegerField()
+    slots = models.PositiveIntegerField()
+    #: Who holds it (the worker's name and pid); empty when free.
+    holder = models.CharField(max_length=200, blank=True)
+    leased_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["host", "index"], name="sandbox_range_unique_index")
+        ]
+        ordering = ["host", "index"]
+
+    def __str__(self) -> str:
+        held = f"held by {self.holder}" if self.holder else "free"
+        return f"range {self.index} of host {self.host[:8]} (uid {self.uid_base}, {held})"

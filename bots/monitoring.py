@@ -67,10 +67,11 @@ def _worker_ready(sender: Any, **kwargs: Any) -> None:
 
     from .services.launch import current_sandbox
 
-    report = current_sandbox().report
     consumer = sender
 
     def describe() -> dict[str, Any]:
+        # As probed last: a worker below full probes again until it is (bots.worker_sandbox).
+        report = current_sandbox().report
         return {
             "name": consumer.hostname,
             "concurrency": consumer.controller.concurrency,

@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from celery import Task, shared_task
-from celery.signals import celeryd_after_setup
 from django.core.exceptions import ObjectDoesNotExist
 
-from base.queues import SANDBOXED_QUEUE
 from base.retry import retrying
 
 from .services.check import bot_version_check, version_check_failed
@@ -54,20 +51,3 @@ def bot_version_check_task(self: Task, version_id: int) -> None:
         if not final:
             raise
         logger.error("version %s: its check failed for good", version_id, exc_info=error)
-
-
-@celeryd_after_setup.connect
-def consume_sandboxed_queue_if_safe(sender: str, instance: Any, **kwargs: Any) -> None:
-    """Probe the sandbox before the worker consumes anything; only a safe one takes uploads."""
-    from .services.launch import current_sandbox
-
-    sandbox = current_sandbox()
-    if sandbox.report.safe:
-        instance.app.amqp.queues.select_add(SANDBOXED_QUEUE)
-        return
-    logger.warning(
-        "worker %s takes no upload checks and no matches of uploaded code (queue %r): %s",
-        sender,
-        SANDBOXED_QUEUE,
-        sandbox.report.reason,
-    )

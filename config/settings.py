@@ -386,14 +386,46 @@ if not Path(BAIZE_SANDBOX_PYTHON).is_absolute():
     raise ImproperlyConfigured(
         f"BAIZE_SANDBOX_PYTHON must be an absolute path, got {BAIZE_SANDBOX_PYTHON!r}"
     )
-BAIZE_SANDBOX_UID_BASE = env_int("BAIZE_SANDBOX_UID_BASE", 2_000_000, minimum=65536)
+#: The first of a fixed range of slot uids; None (unset or empty): a Celery worker leases a
+#: range of its host at start (BAIZE_SANDBOX_RANGES_*, bots.services.uid_ranges), and any
+#: other process (manage.py play --sandbox, a web process running checks in-process) uses
+#: BAIZE_SANDBOX_UNLEASED_UID_BASE.
+BAIZE_SANDBOX_UID_BASE = (
+    env_int("BAIZE_SANDBOX_UID_BASE", 0, minimum=65536)
+    if env_str("BAIZE_SANDBOX_UID_BASE", "")
+    else None
+)
+BAIZE_SANDBOX_UNLEASED_UID_BASE = 2_000_000
 BAIZE_SANDBOX_SLOTS = env_int("BAIZE_SANDBOX_SLOTS", 64, minimum=2)
+#: The uid ranges the workers of one host lease, each BAIZE_SANDBOX_SLOTS uids: range i
+#: starts at BAIZE_SANDBOX_RANGES_BASE + i * 100000. Another deployment on the same host (its
+#: own database, so its own leases) needs ranges of its own.
+BAIZE_SANDBOX_RANGES_BASE = env_int("BAIZE_SANDBOX_RANGES_BASE", 10_000_000, minimum=65536)
+BAIZE_SANDBOX_RANGES = env_int("BAIZE_SANDBOX_RANGES", 32, minimum=1)
+BAIZE_SANDBOX_RANGE_STEP = 100_000
+#: A worker's lease on its range lapses this long after its last renewal (it renews every
+#: third of it); a range whose holder died is taken by the next worker once it has lapsed.
+BAIZE_SANDBOX_LEASE_SECONDS = env_int("BAIZE_SANDBOX_LEASE_SECONDS", 60, minimum=3)
+#: A worker whose sandbox is below full probes it again this often (and before refusing
+#: uploaded code), and takes the sandboxed queue once it is full.
+BAIZE_SANDBOX_REPROBE_SECONDS = env_int("BAIZE_SANDBOX_REPROBE_SECONDS", 60, minimum=1)
 #: The largest uid Linux gives out: (uid_t)-1 means "no uid".
 _LARGEST_UID = 2**32 - 2
-if BAIZE_SANDBOX_UID_BASE + BAIZE_SANDBOX_SLOTS - 1 > _LARGEST_UID:
+if (BAIZE_SANDBOX_UID_BASE or 0) + BAIZE_SANDBOX_SLOTS - 1 > _LARGEST_UID:
     raise ImproperlyConfigured(
         f"BAIZE_SANDBOX_UID_BASE + BAIZE_SANDBOX_SLOTS must stay within Linux's uids "
         f"(up to {_LARGEST_UID + 1}), got {BAIZE_SANDBOX_UID_BASE} + {BAIZE_SANDBOX_SLOTS}"
+    )
+if BAIZE_SANDBOX_SLOTS > BAIZE_SANDBOX_RANGE_STEP:
+    raise ImproperlyConfigured(
+        f"BAIZE_SANDBOX_SLOTS must be at most {BAIZE_SANDBOX_RANGE_STEP} (the uids between two"
+        f" leased ranges), got {BAIZE_SANDBOX_SLOTS}"
+    )
+if BAIZE_SANDBOX_RANGES_BASE + BAIZE_SANDBOX_RANGES * BAIZE_SANDBOX_RANGE_STEP > _LARGEST_UID:
+    raise ImproperlyConfigured(
+        f"BAIZE_SANDBOX_RANGES_BASE + BAIZE_SANDBOX_RANGES x {BAIZE_SANDBOX_RANGE_STEP} must"
+        f" stay within Linux's uids (up to {_LARGEST_UID + 1}), got"
+        f" {BAIZE_SANDBOX_RANGES_BASE} + {BAIZE_SANDBOX_RANGES} x {BAIZE_SANDBOX_RANGE_STEP}"
     )
 #: Defaults of arena.sandbox.SandboxLimits; a tournament may override each.
 BAIZE_SANDBOX_LIMITS = {

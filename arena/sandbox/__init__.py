@@ -3,7 +3,7 @@
 ``probe_sandbox(config)`` probes this machine (``probe.py``); ``Sandbox.launcher(code_dir)``
 gives a ``BotLauncher`` for the referee. Nothing here reads Django's settings: the rest of
 Baize takes this machine's sandbox, configured from them, from ``bots.services.launch``
-(``current_sandbox()``, probed once per process).
+(``current_sandbox()``, probed on first use, and again while it is below full).
 The layers and the traps they avoid are in ``docs/sandbox.md`` and ``launcher.py``.
 """
 

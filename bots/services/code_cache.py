@@ -40,6 +40,7 @@ from arena.bot_code import (
 from arena.sandbox.reach import forget_code_copy
 
 from ..models import CodeBlob
+from .uid_ranges import sandbox_uid_base
 
 logger = logging.getLogger(__name__)
 
@@ -192,7 +193,7 @@ def _remove(folder: Path) -> None:
     except OSError:
         return
     shutil.rmtree(doomed, ignore_errors=True)
-    forget_code_copy(folder, settings.BAIZE_SANDBOX_UID_BASE)
+    forget_code_copy(folder, sandbox_uid_base())
 
 
 def code_store_import(

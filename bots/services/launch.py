@@ -7,10 +7,11 @@ what settings say reaches them from here, as arguments.
 
 from __future__ import annotations
 
-import functools
 import logging
 import os
 import platform
+import threading
+import time
 from pathlib import Path
 
 from django.conf import settings
@@ -27,6 +28,7 @@ from ..models import BotVersion
 from .bots import builtin_strategy_names
 from .code_cache import CodeUnavailable, cached_code_dir, code_cache_put
 from .toolchains import runtime_toolchain
+from .uid_ranges import sandbox_uid_base
 from .upload import upload_limits, upload_runtime
 
 logger = logging.getLogger(__name__)
@@ -59,7 +61,7 @@ def version_code_prepare(version: BotVersion) -> None:
 
 def version_runtime_status(version: BotVersion) -> RuntimeStatus:
     """The version's runtime as this worker has it; ``RuntimeUnavailable`` if it cannot run."""
-    status = current_sandbox().runtimes()[runtime_named(version.runtime).name]
+    status = sandbox_for_uploads().runtimes()[runtime_named(version.runtime).name]
     if not status.available:
         raise RuntimeUnavailable(
             f"the {version.runtime} runtime is not on this worker: {status.missing}"
@@ -103,10 +105,24 @@ def uploaded_launcher(version: BotVersion, **limit_overrides: int) -> BotLaunche
 
 def safe_sandbox() -> Sandbox:
     """This machine's sandbox; ``SandboxUnsafe`` if it is below the level untrusted code needs."""
-    sandbox = current_sandbox()
+    sandbox = sandbox_for_uploads()
     if not sandbox.report.safe:
         raise SandboxUnsafe(sandbox.report.reason)
     return sandbox
+
+
+#: A sandbox below full is probed again before uploaded code is refused, at most this often.
+REFUSAL_REPROBE_SECONDS = 5.0
+
+
+def sandbox_for_uploads() -> Sandbox:
+    """This machine's sandbox, to run uploaded code in: one below full is probed again first
+    (at most every ``REFUSAL_REPROBE_SECONDS``), since what kept it below may be gone. A
+    worker's pool process learns so here, the worker itself on its own
+    (``bots.worker_sandbox``)."""
+    if not current_sandbox().report.safe:
+        sandbox_probe_again(unless_within=REFUSAL_REPROBE_SECONDS)
+    return current_sandbox()
 
 
 def referee_limits(
@@ -145,28 +161,70 @@ def sandbox_limits(**overrides: int) -> SandboxLimits:
 
 
 def sandbox_config() -> SandboxConfig:
+    """The sandbox as settings configure it, on this process's uid range
+    (``bots.services.uid_ranges``)."""
     return SandboxConfig(
         state_dir=settings.BAIZE_SANDBOX_DIR,
         python=settings.BAIZE_SANDBOX_PYTHON,
-        uid_base=settings.BAIZE_SANDBOX_UID_BASE,
+        uid_base=sandbox_uid_base(),
         slots=settings.BAIZE_SANDBOX_SLOTS,
         limits=sandbox_limits(),
     )
 
 
-@functools.cache
+class _Probe:
+    """This process's latest probe of the sandbox: made on first use, again on demand."""
+
+    def __init__(self) -> None:
+        # The heartbeat's thread, the worker's keeper and the task may ask at once.
+        self.lock = threading.Lock()
+        self.sandbox: Sandbox | None = None
+        self.at = 0.0
+        self.logged = False
+
+    def lock_afresh(self) -> None:
+        # A pool process forked while another thread probed must not inherit the lock held.
+        self.lock = threading.Lock()
+
+
+_probe = _Probe()
+os.register_at_fork(after_in_child=_probe.lock_afresh)
+
+
 def probed_sandbox() -> Sandbox:
     """This machine's sandbox, probed on first use, silently (a command says it its way)."""
-    return probe_sandbox(sandbox_config())
+    with _probe.lock:
+        if _probe.sandbox is None:
+            _probe.sandbox, _probe.at = probe_sandbox(sandbox_config()), time.monotonic()
+        return _probe.sandbox
 
 
-@functools.cache
 def current_sandbox() -> Sandbox:
-    """This machine's sandbox, probed on first use and logged with its level."""
+    """This machine's sandbox as last probed (on first use), logged with its level once."""
     sandbox = probed_sandbox()
+    with _probe.lock:
+        if not _probe.logged:
+            _probe.logged = True
+            _sandbox_log(sandbox)
+    return sandbox
+
+
+def sandbox_probe_again(*, unless_within: float = 0.0) -> Sandbox:
+    """Probe the sandbox again, unless the last probe is less than ``unless_within`` seconds
+    old; logged when its level changed."""
+    with _probe.lock:
+        if _probe.sandbox is not None and time.monotonic() - _probe.at < unless_within:
+            return _probe.sandbox
+        before = _probe.sandbox
+        _probe.sandbox, _probe.at = probe_sandbox(sandbox_config()), time.monotonic()
+        if before is None or before.report.level != _probe.sandbox.report.level:
+            _sandbox_log(_probe.sandbox)
+        return _probe.sandbox
+
+
+def _sandbox_log(sandbox: Sandbox) -> None:
     log = logger.info if sandbox.report.safe else logger.warning
     log("%s", sandbox.report.describe())
-    return sandbox
 
 
 def local_runtime(path: Path) -> str:

@@ -124,6 +124,10 @@ def test_https_sends_the_sign_in_cookies_over_https_only(monkeypatch):
         ("BAIZE_SANDBOX_PYTHON", "python3", "must be an absolute path"),
         ("BAIZE_SANDBOX_UID_BASE", str(2**32 - 10), "must stay within Linux's uids"),
         ("BAIZE_SANDBOX_SLOTS", "1", "must be at least 2"),
+        ("BAIZE_SANDBOX_SLOTS", "100001", "at most 100000 .the uids between two leased ranges"),
+        ("BAIZE_SANDBOX_RANGES_BASE", "4294000000", "must stay within Linux's uids"),
+        ("BAIZE_SANDBOX_RANGES", "0", "must be at least 1"),
+        ("BAIZE_SANDBOX_LEASE_SECONDS", "2", "must be at least 3"),
         ("BAIZE_SANDBOX_MEMORY_MB", "32", "must be at least 64"),
         ("BAIZE_UPLOAD_MAX_BYTES", "100", "must be at least 1024"),
         ("BAIZE_LADDER_SETS_IN_FLIGHT", "-1", "must be at least 0"),
@@ -142,6 +146,12 @@ def test_a_setting_the_service_cannot_honour_stops_it_at_start(
     monkeypatch.setenv(variable, value)
     with pytest.raises(ImproperlyConfigured, match=f"{variable}.*{message}|{message}"):
         _settings_module()
+
+
+@pytest.mark.parametrize(("value", "base"), [("", None), ("3000000", 3_000_000)])
+def test_an_empty_uid_base_is_none_and_a_worker_leases_its_range(monkeypatch, value, base):
+    monkeypatch.setenv("BAIZE_SANDBOX_UID_BASE", value)
+    assert _settings_module()["BAIZE_SANDBOX_UID_BASE"] == base
 
 
 @pytest.fixture
