@@ -11,19 +11,21 @@ kills the process group and reaps; the slot's release sweeps its uid.
 
 Before a bot starts, every file it will be able to read is made resident in the page cache
 (``arena.sandbox.resident``), so that what one seating of a duplicate set reads leaves the
-other nothing to time.
+other nothing to time; and every folder it can look a name up in is bound from a copy in a
+memory file system (``arena.sandbox.memory_folders``), which keeps no trace of a lookup.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..runner import BOT_ENVIRONMENT, LaunchSpec
+from .memory_folders import LaunchFolders, MemoryFolders, NoMemoryFolder, memory_folders
 from .procview import ProcView
 from .reach import reachable_code_dir
 from .resident import make_resident
@@ -38,6 +40,9 @@ BOT_MOUNT = "/bot"
 #: 512 MiB of address space leaves Python 14 threads with glibc's default arenas, 54 with
 #: two (``docs/sandbox.md``, trap 7).
 SANDBOX_ENVIRONMENT = {**BOT_ENVIRONMENT, "MALLOC_ARENA_MAX": "2"}
+#: Given a folder to bind and the folders in it (relative paths) that other binds cover, the
+#: folder to bind in its place (``arena.sandbox.memory_folders.LaunchFolders.folder``).
+FolderCopies = Callable[[str, Sequence[str]], str]
 
 
 @dataclass(frozen=True)
@@ -133,6 +138,10 @@ class SandboxConfig:
     #: Make every file a bot can read resident before it starts (``arena.sandbox.resident``).
     #: Off only to show what it prevents (``tests/bots/test_sandbox_page_cache.py``).
     warm_files: bool = True
+    #: Bind every folder a bot can look a name up in from its copy in a memory file system
+    #: (``arena.sandbox.memory_folders``). Off only to show what it prevents
+    #: (``tests/arena/test_sandbox_dentries.py``).
+    folders_in_memory: bool = True
 
     def __post_init__(self) -> None:
         # Below 65536 live real accounts; a swept uid loses every process it has.
@@ -201,8 +210,13 @@ class SandboxLauncher:
         except OSError:
             slot.release()
             raise
+        # A bot, not a build (which sees the whole of /usr and plays no deal).
+        bot = self.program is None or self.program.warm
+        copies: LaunchFolders | None = None
         try:
             code_dir = reachable_code_dir(self.code_dir, config.uid_base)
+            if bot and config.folders_in_memory:
+                copies = _memory_folders().launch()
             argv = self.sandbox.command(
                 slot,
                 code_dir,
@@ -210,11 +224,15 @@ class SandboxLauncher:
                 self.limits,
                 filter_fd=filter_fd,
                 program=self.program,
+                folders=None if copies is None else copies.folder,
             )
-            if config.warm_files and (self.program is None or self.program.warm):
+            if config.warm_files and bot:
                 # After the command, which writes the /proc constants it binds.
-                make_resident(self.sandbox.readable(code_dir, self.program))
+                readable = self.sandbox.readable(code_dir, self.program)
+                make_resident(readable if copies is None else copies.readable(readable))
         except BaseException:
+            if copies is not None:
+                copies.release()
             os.close(filter_fd)
             slot.release()
             raise
@@ -225,6 +243,8 @@ class SandboxLauncher:
             folders.close()
             control.close()
             slot.release()
+            if copies is not None:
+                copies.release()  # the bot is gone: a sweep may remove what it alone used
 
         return LaunchSpec(
             argv,
@@ -239,6 +259,15 @@ class SandboxLauncher:
     def __str__(self) -> str:
         what = " ".join(self.program.argv) if self.program else self.script
         return f"sandbox:{self.code_dir.name}/{what}"
+
+
+def _memory_folders() -> MemoryFolders:
+    """This process's copies of the folders bots see; ``SandboxUnsafe`` where there is no
+    memory file system for them (the probe says so too)."""
+    try:
+        return memory_folders()
+    except (NoMemoryFolder, OSError) as error:
+        raise SandboxUnsafe(f"the folders bots see cannot be copied in memory: {error}") from None
 
 
 def sandbox_argv(
@@ -257,12 +286,14 @@ def sandbox_argv(
     program: Program | None = None,
     libraries: Sequence[tuple[str, str]] = (),
     hidden: Sequence[tuple[str, str]] = (),
+    folders: FolderCopies | None = None,
 ) -> tuple[str, ...]:
     """The whole command line; ``namespaces=False`` (probing only) leaves out bubblewrap.
     ``proc_view`` replaces the host's moving ``/proc`` figures with constants. ``program``
     runs in place of the Python script (``script_and_args`` is then unused). ``libraries``
     (staged folder, target) are the base system's shared libraries, which a program's own
-    replace; ``hidden`` (empty folder, target) hides folders inside the mounts."""
+    replace; ``hidden`` (empty folder, target) hides folders inside the mounts. ``folders``
+    gives the folder to bind in place of each folder bound (its copy in memory)."""
     privileges = (
         config.setpriv,
         f"--reuid={uid}",
@@ -290,7 +321,7 @@ def sandbox_argv(
     return (
         *privileges,
         *resources,
-        *_bwrap_options(config, binds, symlinks, code_dir, limits, filter_fd, proc_view),
+        *_bwrap_options(config, binds, symlinks, code_dir, limits, filter_fd, proc_view, folders),
         "--",
         *command,
     )
@@ -304,7 +335,10 @@ def _bwrap_options(
     limits: SandboxLimits,
     filter_fd: int | None,
     proc_view: ProcView | None,
+    folders: FolderCopies | None = None,
 ) -> tuple[str, ...]:
+    proc_binds = () if proc_view is None else proc_view.binds(limits.memory_bytes)
+    source = _bound_from(folders, [*binds, (str(code_dir), BOT_MOUNT), *proc_binds])
     options = [
         config.bwrap,
         "--unshare-all",
@@ -315,15 +349,16 @@ def _bwrap_options(
         # to wake, and the bot's end ends everything it left in the namespace.
         "--as-pid-1",
     ]
-    for source, target in binds:
-        options += ["--ro-bind", source, target]
+    for path, target in binds:
+        options += ["--ro-bind", source(path, target), target]
     for target, link in symlinks:
         options += ["--symlink", target, link]
-    options += ["--ro-bind", str(code_dir), BOT_MOUNT]
+    options += ["--ro-bind", source(str(code_dir), BOT_MOUNT), BOT_MOUNT]
     options += ["--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
     options += ["--proc", "/proc", "--dev", "/dev"]
-    if proc_view is not None:
-        options += proc_view.bwrap_options(limits.memory_bytes)
+    # After bubblewrap's own /proc: the constants in place of the host's moving figures.
+    for path, target in proc_binds:
+        options += ["--ro-bind", source(path, target), target]
     # Every filesystem the bot can write is capped: /dev/shm (otherwise a folder of /dev's
     # tmpfs, as large as the kernel allows) gets its own small tmpfs, and /dev and the root
     # tmpfs bubblewrap builds are made read-only once populated.
@@ -332,3 +367,20 @@ def _bwrap_options(
     if filter_fd is not None:
         options += ["--seccomp", str(filter_fd)]
     return tuple(options)
+
+
+def _bound_from(
+    folders: FolderCopies | None, binds: Sequence[tuple[str, str]]
+) -> Callable[[str, str], str]:
+    """What to bind at ``target`` for host ``path``: a folder's copy (in which the folders
+    other binds cover are left empty, for their mount points), else ``path`` itself."""
+    targets = [target for _, target in binds]
+
+    def source(path: str, target: str) -> str:
+        if folders is None or not os.path.isdir(path):
+            return path
+        inside = target.rstrip("/") + "/"
+        covered = [os.path.relpath(other, target) for other in targets if other.startswith(inside)]
+        return folders(path, covered)
+
+    return source

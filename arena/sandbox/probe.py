@@ -30,6 +30,7 @@ from .cgroups import CONTROLLERS, SlotCgroups, enter_cgroup_argv, slot_cgroups, 
 from .control import SlotControl
 from .launcher import (
     SANDBOX_ENVIRONMENT,
+    FolderCopies,
     Program,
     SandboxConfig,
     SandboxLauncher,
@@ -37,6 +38,7 @@ from .launcher import (
     sandbox_argv,
 )
 from .libraries import needed_closure, shared_objects, stage_libraries
+from .memory_folders import memory_root_check
 from .procview import ProcView, proc_view_survey
 from .reach import reachable_code_dir, runtime_dir
 from .resident import Readable
@@ -243,6 +245,7 @@ class Sandbox:
         filter_fd: int | None,
         namespaces: bool = True,
         program: Program | None = None,
+        folders: FolderCopies | None = None,
     ) -> tuple[str, ...]:
         limits = limits or self.config.limits
         argv = sandbox_argv(
@@ -260,6 +263,7 @@ class Sandbox:
             program=program,
             libraries=self.libraries,
             hidden=self.hidden,
+            folders=folders,
         )
         if self.cgroups is None:
             return argv
@@ -292,6 +296,8 @@ def probe_sandbox(config: SandboxConfig) -> Sandbox:
         layers["python"] = f"the interpreter's shared libraries could not be staged: {error}"
     layers["seccomp"] = _write_filter(config.filter_path, config.seccomp_python)
     layers["namespaces"] = "ok" if shutil.which(config.bwrap) else f"{config.bwrap} not found"
+    # The folders bots see, copied where no lookup leaves a trace (arena.sandbox.memory_folders).
+    layers["folders"] = memory_root_check() if config.folders_in_memory else "not in memory"
     cgroups, missing = _slot_cgroups(config) if layers["uid"] == "ok" else (None, {})
     memory, turns = _memory_and_turns(config, cgroups, missing)
     uids = f"{config.uid_base}-{config.uid_base + config.slots - 1} ({config.slots} slots)"
@@ -569,7 +575,7 @@ def _judge(
     if seen["socket"] != "EPERM":
         layers["seccomp"] = f"socket() inside the sandbox gave {seen['socket']}, not EPERM"
         return SandboxLevel.NAMESPACES
-    return SandboxLevel.FULL
+    return SandboxLevel.FULL if layers["folders"] == "ok" else SandboxLevel.NAMESPACES
 
 
 def _probe_bot_dir(state_dir: Path) -> Path:

@@ -68,16 +68,16 @@ class ProcView:
     files: tuple[str, ...]
     folders: tuple[str, ...]
 
-    def bwrap_options(self, memory_bytes: int) -> tuple[str, ...]:
-        """bubblewrap's options, after its ``--proc /proc``, for a bot of ``memory_bytes``."""
-        options: list[str] = []
+    def binds(self, memory_bytes: int) -> tuple[tuple[str, str], ...]:
+        """(source, target) of each read-only bind, made after bubblewrap's ``--proc
+        /proc``, for a bot of ``memory_bytes``."""
+        binds: list[tuple[str, str]] = []
         for name in self.files:
             source = self._meminfo(memory_bytes) if name == "meminfo" else self.folder / name
-            options += ["--ro-bind", str(source), f"/proc/{name}"]
+            binds.append((str(source), f"/proc/{name}"))
         empty = str(self.folder / "empty")
-        for name in self.folders:
-            options += ["--ro-bind", empty, f"/proc/{name}"]
-        return tuple(options)
+        binds += [(empty, f"/proc/{name}") for name in self.folders]
+        return tuple(binds)
 
     def _meminfo(self, memory_bytes: int) -> Path:
         path = self.folder / f"meminfo-{memory_bytes}"

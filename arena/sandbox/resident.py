@@ -63,6 +63,9 @@ class Readable:
 
     path: str
     hidden: tuple[str, ...] = ()
+    #: Its files never change while it exists (a copy named by what it holds,
+    #: ``memory_folders``): a launch checks its top folder only, which a new copy replaces.
+    fixed: bool = False
 
 
 @dataclass(frozen=True)
@@ -91,7 +94,8 @@ class _Tree:
         return self.pages * PAGE
 
     def stale(self) -> bool:
-        for path, inode, mtime, size in self.stamps:
+        stamps = self.stamps[:1] if self.readable.fixed else self.stamps
+        for path, inode, mtime, size in stamps:
             try:
                 now = os.stat(path)
             except OSError:

@@ -167,13 +167,15 @@ def old_policy() -> str:
 
 @pytest.fixture(scope="module")
 def old_rules(sandbox, tmp_path_factory) -> Sandbox:
-    """This machine's sandbox with the filter built from the old table."""
+    """This machine's sandbox with the filter built from the old table, and the host's
+    folders bound as they were then (a copy in memory, a tmpfs file, takes no
+    ``RWF_NOWAIT`` whatever the filter says)."""
     folder = tmp_path_factory.mktemp("old-rules")
     try:
         (folder / "seccomp.bpf").write_bytes(filter_program(policy=old_policy()))
     except SeccompUnavailable as error:
         pytest.fail(f"libseccomp cannot build the old filter: {error}")
-    config = dataclasses.replace(sandbox.config, state_dir=folder)
+    config = dataclasses.replace(sandbox.config, state_dir=folder, folders_in_memory=False)
     assert config.filter_path == folder / "seccomp.bpf"
     return dataclasses.replace(sandbox, config=config)
 

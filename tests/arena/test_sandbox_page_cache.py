@@ -7,8 +7,9 @@ files of the standard library); in seat 1 of the twin, once the first seating's 
 ended, it times a read of each carrier and decodes. Before each set the test evicts every
 carrier from the page cache (``posix_fadvise(DONTNEED)``, as root) after unmapping what the
 worker keeps resident, so each set starts cold. With the sandbox making every file a bot can
-read resident before it starts, the receiver learns nothing; with that switched off, the
-same bots read the sender's hand.
+read resident before it starts, the receiver learns nothing; with that switched off, and
+the host's folders bound as they were before their copies in memory (which a tmpfs keeps
+resident by itself, ``arena.sandbox.memory_folders``), the same bots read the sender's hand.
 
 How much a receiver learns is measured as information through a binary symmetric channel:
 with ``p`` the share of bits decoded right, a set of ``k`` bits carries ``k (1 - H(p))``
@@ -40,7 +41,7 @@ import pytest
 from arena.builtin.strategies import load as load_strategy
 from arena.referee import Limits, StrategyPlayer
 from arena.runtimes import runtime_named
-from arena.sandbox import libraries, resident
+from arena.sandbox import libraries, memory_folders, resident
 from arena.sandbox.reach import reachable_code_dir, runtime_dir
 from arena.series import Series
 from games.rules import get_game
@@ -144,7 +145,8 @@ def play_sets(sandbox, upload: Upload, sets: int) -> list[PlayedSet]:
             assert result.forfeit is None, result.forfeit
             lines += [json.loads(line) for line in result.stderr[seat].splitlines() if line]
             if seat == 0:
-                between = "".join(str(int(cached_pages(p) > 0)) for p in upload.carriers)
+                read = carriers_read(sandbox, upload)
+                between = "".join(str(int(cached_pages(p) > 0)) for p in read)
         sender = next(line for line in lines if line["role"] == "sender")
         receiver = next(line for line in lines if line["role"] == "receiver")
         played.append(
@@ -153,6 +155,19 @@ def play_sets(sandbox, upload: Upload, sets: int) -> list[PlayedSet]:
     resident.RESIDENT.forget()
     assert stray_sandbox_processes() == []
     return played
+
+
+def carriers_read(sandbox, upload: Upload) -> list[str]:
+    """The files the bot reads for the carriers: their copies in memory, or themselves."""
+    if not sandbox.config.folders_in_memory:
+        return list(upload.carriers)
+    copies = memory_folders.memory_folders()
+    read = []
+    for path in upload.carriers:
+        own = path.startswith(f"{upload.folder}/")
+        source = str(upload.folder) if own else sandbox.mounts[1]
+        read.append(os.path.join(copies.copy_of(source), os.path.relpath(path, source)))
+    return read
 
 
 def evict(paths) -> None:
@@ -290,9 +305,9 @@ def test_with_every_readable_file_warm_a_seating_leaves_its_twin_nothing_to_deco
 @pytest.mark.sandbox
 @pytest.mark.slow(seconds=6)
 def test_without_warming_the_receiver_reads_the_senders_hand(sandbox, make_upload):
-    cold = dataclasses.replace(
-        sandbox, config=dataclasses.replace(sandbox.config, warm_files=False)
-    )
+    # The files on disk, as they were bound before their copies in memory.
+    config = dataclasses.replace(sandbox.config, warm_files=False, folders_in_memory=False)
+    cold = dataclasses.replace(sandbox, config=config)
     played = play_sets(cold, make_upload(stdlib=False), SETS)
 
     # What the sender read, and that alone, was resident when its twin started.
