@@ -13,7 +13,7 @@ unexport PYTHONDONTWRITEBYTECODE
 # The demo, bench and local server run on the embedded default, where debugging is fine.
 LOCAL := DEBUG=$${DEBUG:-1}
 
-.PHONY: demo test test-deps test-fast bench bench-tests strength lint format serve worker worker-only beat clean browser-deps load-deps sandbox-deps runtime-deps \
+.PHONY: demo test test-deps test-fast bench bench-tests capacity strength lint format serve worker worker-only beat clean browser-deps load-deps sandbox-deps runtime-deps \
 	deploy-check
 
 $(STAMP): pyproject.toml
@@ -97,6 +97,20 @@ bench: $(STAMP) load-deps sandbox-deps
 # About two minutes with both CPUs busy, so never part of make test.
 bench-tests: $(STAMP) load-deps
 	BAIZE_BENCH_TESTS=1 $(PY) -m pytest -n 0 tests/ops/test_page_cost.py -s
+
+# Matches per second against worker processes, on one PostgreSQL and one Redis (docs/capacity.md):
+# a database of its own on CAPACITY_POSTGRES_URL's server and Redis database 15 (CAPACITY_REDIS_URL),
+# both emptied afterwards; the table and the curve go to artifacts/capacity/. The curve is drawn by
+# matplotlib, an extra of its own (pyproject.toml): nothing else needs it.
+CAPACITY_POSTGRES_URL ?= $(BENCH_POSTGRES_URL)
+CAPACITY_STAMP := $(VENV)/.capacity-installed
+
+$(CAPACITY_STAMP): $(STAMP) pyproject.toml
+	$(PY) -m pip install --quiet -e '.[dev,capacity]'
+	touch $(CAPACITY_STAMP)
+
+capacity: $(CAPACITY_STAMP) sandbox-deps
+	$(LOCAL) CAPACITY_POSTGRES_URL=$(CAPACITY_POSTGRES_URL) $(PY) manage.py capacity
 
 strength: $(STAMP)
 	$(LOCAL) $(PY) manage.py bot_strength

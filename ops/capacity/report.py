@@ -33,7 +33,7 @@ class RunFigures:
     redis_round_trips: int
     #: Every Redis client's commands meanwhile, as the server counts them.
     redis_server: int
-    #: The event log's table on disk after the run, per finished match of all runs so far.
+    #: How much the event log's table grew on disk, per match of the run.
     log_bytes_per_match: float
     load_before: float
     #: CPU seconds of the workers (their processes and bots), of this database's backends,
@@ -125,6 +125,7 @@ COST_COLUMNS = (
     ("PG transactions", "{transactions:.1f}"),
     ("rows written", "{rows_written:.1f}"),
     ("database growth, B", "{database_growth:,.0f}"),
+    ("event log, B", "{log_bytes:,.0f}"),
     ("WAL, B", "{wal_bytes}"),
     ("WAL of the server, B", "{wal_bytes_server:,.0f}"),
     ("PG backend CPU, ms", "{cpu_postgres:.1f}"),
@@ -149,6 +150,7 @@ def _values(run: RunFigures, one: float) -> dict[str, Any]:
         "transactions": run.transactions / run.matches,
         "rows_written": run.rows_written / run.matches,
         "database_growth": run.database_growth / run.matches,
+        "log_bytes": run.log_bytes_per_match,
         "wal_bytes": "—" if run.wal_bytes is None else f"{run.wal_bytes / run.matches:,.0f}",
         "wal_bytes_server": run.wal_bytes_server / run.matches,
         "redis_consumer": run.redis_consumer / run.matches,

@@ -147,6 +147,8 @@ class _Run:
         self.counts = Path(os.environ["BAIZE_CAPACITY_COUNTS"])
         #: This database's backends and their CPU seconds, as last seen.
         self.backends: dict[int, float] = {}
+        #: Each run's matches: who played each, when.
+        self.timelines: dict[int, list[dict[str, Any]]] = {}
         self.counts.mkdir(parents=True, exist_ok=True)
 
     def run(self) -> None:
@@ -192,7 +194,17 @@ class _Run:
             target=self.target,
             name=f"capacity-{n}-{secrets.token_hex(2)}",
         )
+        warm_up = workload.workload_tournament(
+            versions=versions, sets=n, target=1, name=f"warm-up-{n}-{secrets.token_hex(2)}"
+        )
         with self._worker(n) as worker:
+            # Untimed, a set of one deal for each process: its first task pays for what a
+            # process does once in its life (imports, its connection, its first launches),
+            # which a worker that has run for a while has paid long ago.
+            workload.workload_send(tournament=warm_up)
+            self._wait_finished(warm_up.pk, worker)
+            self.backends.clear()
+            log_before = self._log_bytes()
             # This process's own writes are counted before the run starts: its backend
             # hands its counts to the server as it ends.
             connection.close()
@@ -241,11 +253,12 @@ class _Run:
             wal=wal,
             wal_server=server.wal_distance(before["lsn"], after["lsn"]),
             redis_server=redis_server,
-            log_bytes_per_match=self._log_bytes_per_match(),
+            log_bytes_per_match=(self._log_bytes() - log_before) / matches,
             load_before=load,
             cpu=cpu,
             database_growth=after["database_bytes"] - before["database_bytes"],
         )
+        self.timelines[n] = self._timeline(tournament.pk, start)
         self.console.log(
             f"{n} worker processes: {matches} matches in {figures.seconds:.1f} s,"
             f" {figures.rate:.3f} matches/s (load {load:.1f} before)"
@@ -268,6 +281,25 @@ class _Run:
             time.sleep(0.25)
         raise CommandError(f"tournament {tournament_id} did not finish in {RUN_TIMEOUT} s")
 
+    def _timeline(self, tournament_id: int, start: float) -> list[dict[str, Any]]:
+        """Each match of the run: who played it, when it was claimed and finished (seconds
+        from the dispatch), and how long it played."""
+        from matches.models import Match
+
+        rows = Match.objects.filter(tournament_match__tournament_id=tournament_id).values_list(
+            "id", "claimed_by", "started_at", "finished_at"
+        )
+        return [
+            {
+                "match": match_id,
+                "worker": worker,
+                "claimed": round(started.timestamp() - start, 3),
+                "finished": round(finished.timestamp() - start, 3),
+            }
+            for match_id, worker, started, finished in rows
+            if started is not None and finished is not None
+        ]
+
     def _sample_backends(self) -> None:
         """Each backend's CPU time as last seen: a worker's connection ends with its task."""
         for pid in server.backend_pids():
@@ -286,11 +318,10 @@ class _Run:
             "machine": total,
         }
 
-    def _log_bytes_per_match(self) -> float:
-        from matches.models import Match, MatchEventBatch
+    def _log_bytes(self) -> int:
+        from matches.models import MatchEventBatch
 
-        finished = Match.objects.filter(status=Match.Status.FINISHED).count()
-        return server.relation_bytes(MatchEventBatch._meta.db_table) / max(finished, 1)
+        return server.relation_bytes(MatchEventBatch._meta.db_table)
 
     def _worker(self, processes: int) -> _Worker:
         return _Worker(processes, self.counts, self.console)
@@ -313,6 +344,7 @@ class _Run:
                     "sets_per_worker": self.sets_per_worker,
                     "decisions_per_match": decisions,
                     "runs": [run.as_dict() for run in runs],
+                    "timelines": self.timelines,
                 },
                 indent=2,
             )
