@@ -35,7 +35,8 @@ COPY manage.py ./
 RUN pip install --no-cache-dir '.[deploy]'
 # The worker's entrypoint (docker-compose.yml says why it has one).
 COPY deploy/worker-entrypoint ./deploy/
-RUN useradd --create-home baize && mkdir -p /app/var/bots && chown -R baize /app/var
+# uid 1000: docker-compose.yml gives it the metrics tmpfs by number.
+RUN useradd --create-home --uid 1000 baize && mkdir -p /app/var/bots && chown -R baize /app/var
 USER baize
 EXPOSE 8000
 CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3"]
