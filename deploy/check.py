@@ -5,14 +5,17 @@ Needs a running Docker daemon (``docker info`` must answer; DOCKER_HOST is honou
 compose tool: ``docker-compose`` (1.29 verified) or ``docker compose``. Standard library only.
 
 It brings up docker-compose.yml plus deploy/check.compose.yml under a project name of its
-own: web, beat, PostgreSQL, Redis and two workers that share nothing but PostgreSQL and
-Redis (no volume; each its own sandbox uid range), as if on two hosts. Then it signs up,
-uploads a bot, waits for its check (by a worker that has never seen the code) and for the
-ladder to play it, uploads the C++ and Java starter kits (built and checked in a worker's
-sandbox, then played on the ladder), runs a small round robin, kills the worker container
-playing one of its matches, and checks the tournament finishes with every match logged
-exactly once. It removes its containers, volumes, network and image at the end, passed or
-failed.
+own: web, beat, PostgreSQL, Redis and the worker service scaled to three containers
+(``--scale worker=3``), none given a sandbox uid base: each leases a range of the host's, and
+they share nothing but PostgreSQL and Redis (no volume), as if on other hosts. It checks each
+worker says sandbox level full on a range of its own. Then it signs up, uploads a bot, waits
+for its check (by a worker that has never seen the code) and for the ladder to play it,
+uploads the C++ and Java starter kits (built and checked in a worker's sandbox, then played
+on the ladder), runs a small round robin, kills the worker container playing one of its
+matches, and checks the tournament finishes with every match logged exactly once; then it
+starts the killed container again, which leases a range afresh (its old one, lapsed, if no
+lower one is free) and says full. It removes its containers, volumes, network and image at
+the end, passed or failed.
 """
 
 from __future__ import annotations
@@ -35,8 +38,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = f"baizecheck{os.getpid()}"
 START = time.monotonic()
-WORKERS = {"worker-a": "worker", "worker-b": "worker-b"}
-UID_BASE = 6_000_000 + (os.getpid() % 100) * 200_000
+#: Containers of the one worker service (``up --scale worker=N``).
+WORKER_SCALE = 3
+#: The first uid of the check's leased ranges, away from those of any other check running on
+#: this host at the same time (its own database, so its own leases): check.compose.yml's
+#: ranges fit in a million uids.
+RANGES_BASE = 20_000_000 + (os.getpid() % 100) * 1_000_000
 
 #: The uploaded bot: it thinks a little each decision, so a match lasts long enough to kill
 #: its worker in the middle of it.
@@ -93,9 +100,7 @@ class Deployment:
             "ALLOWED_HOSTS": "localhost,127.0.0.1",
             "BAIZE_HTTP_PORT": str(self.port),
             "BAIZE_IMAGE": f"{PROJECT}:latest",
-            # Uid ranges no other check running on this host at the same time uses.
-            "BAIZE_CHECK_UID_BASE_A": str(UID_BASE),
-            "BAIZE_CHECK_UID_BASE_B": str(UID_BASE + 100_000),
+            "BAIZE_CHECK_RANGES_BASE": str(RANGES_BASE),
         }
         self.base = f"http://127.0.0.1:{self.port}"
 
@@ -106,6 +111,21 @@ class Deployment:
         if check and done.returncode != 0:
             raise CheckFailed(f"{' '.join(args[:2])} failed ({done.returncode}): {done.stderr}")
         return done.stdout or ""
+
+    def docker(self, *args: str, check: bool = True, stderr: bool = False) -> str:
+        """What ``docker args`` wrote (``stderr``: on both streams, as ``docker logs`` does)."""
+        done = subprocess.run(["docker", *args], env=self.env, capture_output=True, text=True)
+        if check and done.returncode != 0:
+            raise CheckFailed(f"docker {args[0]} failed ({done.returncode}): {done.stderr}")
+        return done.stdout + (done.stderr if stderr else "")
+
+    def workers(self) -> dict[str, str]:
+        """Each container of the worker service, by its host name (what ``claimed_by`` says)."""
+        found = {}
+        for container in self.run("ps", "-q", "worker", quiet=True).split():
+            name = self.docker("inspect", "--format", "{{.Config.Hostname}}", container).strip()
+            found[name] = container
+        return found
 
     def django(self, code: str) -> object:
         """Run ``code`` in the web container's Django; it prints one JSON line last."""
@@ -161,19 +181,16 @@ def check(deployment: Deployment) -> None:
     # One build: web, worker and beat run the same image (BAIZE_IMAGE).
     deployment.run("build", "web")
     say("image built")
-    deployment.run("up", "-d", "--no-build")
+    deployment.run("up", "-d", "--no-build", "--scale", f"worker={WORKER_SCALE}")
     wait_for("web to answer /api/games/", lambda: deployment.api("GET", "/api/games/"), 300)
-    say("web, beat, postgres, redis, worker-a and worker-b are up; /api/games/ answers")
-    for host, service in WORKERS.items():
-        report = deployment.run("exec", "-T", service, "python", "manage.py", "sandbox", quiet=True)
-        level = report.splitlines()[0] if report else "?"
-        shares = deployment.run(
-            "exec", "-T", service, "sh", "-c", "ls /app/var/bots | wc -l", quiet=True
-        ).strip()
-        say(f"{host}: {level}; uploaded code in its cache: {shares} folders")
-        if level != "sandbox level: full":
-            raise CheckFailed(f"{host}'s sandbox is not full:\n{report}")
-
+    workers = deployment.workers()
+    say(
+        f"web, beat, postgres, redis and {len(workers)} containers of the worker service (no"
+        f" uid base given to any) are up; /api/games/ answers"
+    )
+    if len(workers) != WORKER_SCALE:
+        raise CheckFailed(f"{len(workers)} worker containers, not {WORKER_SCALE}: {workers}")
+    check_worker_ranges(deployment, workers)
     account = deployment.api(
         "POST", "/api/accounts/", {"username": "checker", "password": secrets.token_hex(12)}
     )
@@ -200,8 +217,8 @@ def check(deployment: Deployment) -> None:
         600,
     )
     say(f"the ladder played it: match {played['match']} by {played['worker']}")
-    for host, service in WORKERS.items():
-        cached = deployment.run("exec", "-T", service, "ls", "/app/var/bots", quiet=True).split()
+    for host, container in workers.items():
+        cached = deployment.docker("exec", container, "ls", "/app/var/bots").split()
         say(f"{host} has the upload in its local cache: {version['content_hash'] in cached}")
 
     play_native_bots(deployment, token)
@@ -215,11 +232,11 @@ def check(deployment: Deployment) -> None:
         every=1.0,
     )
     host = victim["worker"].split(":")[0]
-    if host not in WORKERS:
+    if host not in workers:
         raise CheckFailed(f"match {victim['match']} is claimed by unknown {victim['worker']}")
-    deployment.run("kill", WORKERS[host])
+    deployment.docker("kill", workers[host])
     say(
-        f"killed {host} (container of service {WORKERS[host]}) while it played match "
+        f"killed {host} (one of the worker service's containers) while it played match "
         f"{victim['match']} (event {victim['events']} logged so far)"
     )
 
@@ -239,6 +256,66 @@ def check(deployment: Deployment) -> None:
         f"{problems['replaced']} replaced after its worker died, by "
         f"{', '.join(problems['played_by'])}"
     )
+    restart_killed_worker(deployment, host, workers[host])
+
+
+def worker_sandbox(deployment: Deployment, host: str, container: str) -> dict[str, str]:
+    """What ``manage.py sandbox`` says in the worker container: its level, its uids and where
+    its range comes from."""
+    report = deployment.docker("exec", container, "python", "manage.py", "sandbox", check=False)
+    lines = report.splitlines()
+    said = {
+        "level": lines[0] if lines else "?",
+        "uids": next((line.split(": ", 1)[1] for line in lines if "  uids: " in line), "?"),
+        "range": next((line.split(": ", 1)[1] for line in lines if "uid range: " in line), "?"),
+    }
+    if said["level"] != "sandbox level: full":
+        raise CheckFailed(f"{host}'s sandbox is not full:\n{report}")
+    return said
+
+
+def worker_range_logged(deployment: Deployment, container: str, since: str = "") -> str:
+    """The line of the worker's log that names the range it leased at start."""
+    since_args = ("--since", since) if since else ()
+    log = deployment.docker("logs", *since_args, container, stderr=True)
+    lines = [line for line in log.splitlines() if "sandbox uids " in line]
+    if not lines:
+        raise CheckFailed("the worker has not leased a range yet")
+    return lines[-1].split("sandbox uids ", 1)[1]
+
+
+def check_worker_ranges(deployment: Deployment, workers: dict[str, str]) -> None:
+    """Each worker leased a range of its own, of one host, and says full on it."""
+    hosts, uids = set(), set()
+    for host, container in workers.items():
+        logged = wait_for(
+            f"{host} to lease a range", lambda c=container: worker_range_logged(deployment, c), 300
+        )
+        said = worker_sandbox(deployment, host, container)
+        shares = deployment.docker("exec", container, "sh", "-c", "ls /app/var/bots | wc -l")
+        say(
+            f"{host}: {said['level']}, uids {said['uids']}; {said['range']}; uploaded code in"
+            f" its cache: {shares.strip()} folders"
+        )
+        say(f"{host}'s start log: sandbox uids {logged}")
+        uids.add(said["uids"])
+        hosts.add(said["range"].split(" of host ", 1)[1].split(",")[0])
+    if len(uids) != len(workers) or len(hosts) != 1:
+        raise CheckFailed(f"the workers' ranges are not apart on one host: {uids}, {hosts}")
+    say(f"{len(workers)} ranges apart, all of host {hosts.pop()} (the kernel's boot id)")
+
+
+def restart_killed_worker(deployment: Deployment, host: str, container: str) -> None:
+    """The killed worker's container started again leases a range afresh and says full."""
+    since = str(int(time.time()))
+    deployment.docker("start", container)
+    logged = wait_for(
+        f"{host} to lease a range again",
+        lambda: worker_range_logged(deployment, container, since),
+        300,
+    )
+    said = worker_sandbox(deployment, host, container)
+    say(f"{host} started again: {said['level']}; its log: sandbox uids {logged}")
 
 
 def play_native_bots(deployment: Deployment, token: str) -> None:
@@ -376,7 +453,7 @@ def main() -> int:
         check(deployment)
     except CheckFailed as error:
         say(f"FAILED: {error}")
-        for service in ("worker", "worker-b", "web"):
+        for service in ("worker", "web"):
             log = deployment.run("logs", "--no-color", service, check=False, quiet=True)
             told = [line for line in log.splitlines() if "_tick" not in line]
             print("\n".join(told[-40:]))

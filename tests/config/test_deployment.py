@@ -88,9 +88,14 @@ def test_workers_share_nothing_but_the_database_and_the_broker():
     assert set(compose["volumes"]) == {"postgres-data"}
 
 
-def test_the_worker_has_a_uid_range_of_its_own():
-    base = services["worker"]["environment"]["BAIZE_SANDBOX_UID_BASE"]
-    assert base == "${BAIZE_SANDBOX_UID_BASE:-5000000}"
+def test_each_worker_container_leases_a_uid_range_of_its_own_unless_one_is_fixed():
+    environment = services["worker"]["environment"]
+    # Empty unless the operator sets it: empty is unset, and a worker leases its range.
+    assert environment["BAIZE_SANDBOX_UID_BASE"] == "${BAIZE_SANDBOX_UID_BASE:-}"
+    assert environment["BAIZE_SANDBOX_RANGES_BASE"] == "${BAIZE_SANDBOX_RANGES_BASE:-10000000}"
+    check = yaml.safe_load((ROOT / "deploy" / "check.compose.yml").read_text())["services"]
+    assert "BAIZE_SANDBOX_UID_BASE" not in check["worker"]["environment"]
+    assert set(check) == {"web", "beat", "worker"}, "the check scales the one worker service"
 
 
 def test_the_worker_has_a_memory_limit_above_what_its_bots_may_take():
