@@ -9,9 +9,9 @@ and ``bots`` apps.
 A log is stored as batches (``matches`` migration 0004): each row holds consecutive events
 as its writer flushed them together, compressed (``games.events.stored_batch``), and the
 hash of its last event, the batch's commitment; the other hashes follow from the events and
-are computed as the log is read (``matches.selectors.match_event_records``). A finished Snag
-match is two or three rows: its claim's ``match_started``, the moves flushed while a bot
-thought, and the rest with its result.
+are computed as the log is read (``matches.selectors.match_event_records``). A quick match
+is two rows, its claim's ``match_started`` and the rest with its result; one whose bots take
+their time gains a row for each second or so of play (``MatchEventWriter``).
 """
 
 from __future__ import annotations
