@@ -56,9 +56,7 @@ def test_a_frozen_bot_its_runner_left_is_thawed_ended_and_its_slot_cgroups_remov
         for pid in left:
             os.kill(pid, signal.SIGKILL)
         time.sleep(0.3)
-        v1_freezer = isinstance(spec.control.freezer, CgroupFreezer) and (
-            mine.cgroups.version == 1
-        )
+        v1_freezer = isinstance(spec.control.freezer, CgroupFreezer) and (mine.cgroups.version == 1)
         if v1_freezer:
             # A task a v1 freezer holds cannot die: it waits for a thaw nobody will send.
             assert sorted(live_processes(uid_base, SLOTS)) == left
