@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import signal
 import subprocess
 import time
@@ -17,6 +18,7 @@ from arena.sandbox.cgroups import own_slot_folders
 from arena.sandbox.control import CgroupFreezer
 from arena.sandbox.leftovers import leftovers_end, live_processes
 from arena.sandbox.probe import UID_BASE_STEP
+from arena.sandbox.reach import runtime_dir
 
 from .test_sandbox_uid_range import reachable_folder
 
@@ -78,3 +80,6 @@ def test_a_frozen_bot_its_runner_left_is_thawed_ended_and_its_slot_cgroups_remov
             os.close(fd)
         leftovers_end(uid_base, SLOTS)
         spec.on_close()
+        # This test's range is of its own: its staged libraries and slot locks go with it.
+        shutil.rmtree(runtime_dir(uid_base), ignore_errors=True)
+        shutil.rmtree(mine.config.lock_dir, ignore_errors=True)

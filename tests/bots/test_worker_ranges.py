@@ -8,6 +8,7 @@ this host's cgroups, as the probe finds them.
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -16,8 +17,10 @@ from django.contrib.auth.models import User
 from django.utils import timezone
 
 from arena.bot_code import BotCode, store_code
+from arena.sandbox import SandboxConfig
 from arena.sandbox.cgroups import process_slot_folders
 from arena.sandbox.leftovers import live_processes
+from arena.sandbox.reach import runtime_dir
 from base.queues import SANDBOXED_QUEUE
 from bots.models import Bot, BotVersion, SandboxRange
 from bots.services.upload import bot_version_upload
@@ -32,7 +35,7 @@ pytestmark = [pytest.mark.services, pytest.mark.sandbox]
 
 #: Ranges of this run's own, away from every other run's and deployment's on the host.
 RANGES_BASE = 200_000_000 + (os.getpid() % 1000) * 1_000_000
-SLOTS = 8
+RANGES, SLOTS = 4, 8
 #: It thinks a little at each decision: its opponent is frozen meanwhile, most of the time.
 SLOW_BOT = GOOD_BOT.replace(
     b'print("thinking", file=sys.stderr, flush=True)', b"__import__('time').sleep(0.05)"
@@ -44,12 +47,23 @@ def _tasks_in_process():
     """Here the workers are the subject: checks go to the broker as in production."""
 
 
+@pytest.fixture(autouse=True)
+def _ranges_forgotten():
+    """The run's ranges are its own: their code copies and slot locks go with the test."""
+    yield
+    for index in range(RANGES):
+        uid_base = RANGES_BASE + index * 100_000
+        shutil.rmtree(runtime_dir(uid_base), ignore_errors=True)
+        lock_dir = SandboxConfig(state_dir=Path("."), uid_base=uid_base).lock_dir
+        shutil.rmtree(lock_dir, ignore_errors=True)
+
+
 def leasing(**env: str) -> dict[str, str]:
     """A worker that leases its range (no fixed base) among the run's own ranges."""
     return {
         "BAIZE_SANDBOX_UID_BASE": "",
         "BAIZE_SANDBOX_RANGES_BASE": str(RANGES_BASE),
-        "BAIZE_SANDBOX_RANGES": "4",
+        "BAIZE_SANDBOX_RANGES": str(RANGES),
         "BAIZE_SANDBOX_SLOTS": str(SLOTS),
         **env,
     }
