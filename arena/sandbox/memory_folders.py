@@ -44,7 +44,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .resident import Readable
+from .resident import Readable, stamps_changed
 
 #: A copy no launch of this process used for this long is let go (a sweep may remove it).
 IDLE_SECONDS = 600.0
@@ -150,14 +150,7 @@ class _Copy:
     current: bool = True
 
     def stale(self) -> bool:
-        for path, inode, mtime, size in self.stamps:
-            try:
-                now = os.stat(path)
-            except OSError:
-                return True
-            if (now.st_ino, now.st_mtime_ns, now.st_size) != (inode, mtime, size):
-                return True
-        return False
+        return stamps_changed(self.stamps)
 
 
 class MemoryFolders:

@@ -94,15 +94,7 @@ class _Tree:
         return self.pages * PAGE
 
     def stale(self) -> bool:
-        stamps = self.stamps[:1] if self.readable.fixed else self.stamps
-        for path, inode, mtime, size in stamps:
-            try:
-                now = os.stat(path)
-            except OSError:
-                return True
-            if (now.st_ino, now.st_mtime_ns, now.st_size) != (inode, mtime, size):
-                return True
-        return False
+        return stamps_changed(self.stamps[:1] if self.readable.fixed else self.stamps)
 
     def missing_pages(self) -> bytearray:
         """One byte a page of the tree: 0 where the page is not in the page cache."""
@@ -314,3 +306,16 @@ RESIDENT = ResidentFiles()
 def make_resident(readables: Iterable[Readable]) -> Warmth:
     """Make every file under ``readables`` resident (``ResidentFiles.make_resident``)."""
     return RESIDENT.make_resident(readables)
+
+
+def stamps_changed(stamps: Iterable[tuple[str, int, int, int]]) -> bool:
+    """Whether any ``(path, inode, mtime_ns, size)`` no longer describes its path (or it is
+    gone): the file or folder was replaced or changed since it was stamped."""
+    for path, inode, mtime, size in stamps:
+        try:
+            now = os.stat(path)
+        except OSError:
+            return True
+        if (now.st_ino, now.st_mtime_ns, now.st_size) != (inode, mtime, size):
+            return True
+    return False
