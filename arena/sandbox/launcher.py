@@ -136,7 +136,7 @@ class SandboxConfig:
     #: builds the filter (``arena.sandbox.seccomp``).
     seccomp_python: str = "/usr/bin/python3"
     #: Make every file a bot can read resident before it starts (``arena.sandbox.resident``).
-    #: Off only to show what it prevents (``tests/bots/test_sandbox_page_cache.py``).
+    #: Off only to show what it prevents (``tests/arena/test_sandbox_page_cache.py``).
     warm_files: bool = True
     #: Bind every folder a bot can look a name up in from its copy in a memory file system
     #: (``arena.sandbox.memory_folders``). Off only to show what it prevents
