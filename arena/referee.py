@@ -141,9 +141,9 @@ class Connection(Protocol):
 
     def match_over(self, *, keep: bool) -> str:
         """What the bot wrote to stderr during the match that just ended, up to its next wait
-        for input (``BotProcess.settle``). The bot is ended, its last lines kept with the
-        match (``BotProcess.finish``), unless ``keep`` and it plays series: then it is frozen
-        until the next ``open``."""
+        for input (``BotProcess.settle``). Unless ``keep`` and it plays series (then it is
+        frozen until the next ``open``), the bot is ended: a bot at the end of its series
+        when its input ends, its last lines kept with the match (``BotProcess.finish``)."""
 
     def stderr_capture(self) -> str:
         """Everything kept of the bot's stderr for its author; complete once closed."""
@@ -525,7 +525,14 @@ class ProcessConnection:
             process.stderr_restart()
             process.freeze()
             return stderr
-        process.finish()
+        if self._series and self._plays_series:
+            # The end of its series: its input ends, and its last words are this match's.
+            process.finish()
+        else:
+            # One match a process: what it writes on reading its ``end`` is the match's; its
+            # interpreter's ending is nobody's wait.
+            process.settle()
+            process.close()
         stderr = process.stderr_capture()
         self._process = None
         return stderr
