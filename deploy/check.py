@@ -101,6 +101,8 @@ class Deployment:
             "BAIZE_HTTP_PORT": str(self.port),
             "BAIZE_IMAGE": f"{PROJECT}:latest",
             "BAIZE_CHECK_RANGES_BASE": str(RANGES_BASE),
+            # Prometheus's token: /metrics answers it (README "Monitoring").
+            "BAIZE_METRICS_TOKEN": METRICS_TOKEN,
         }
         self.base = f"http://127.0.0.1:{self.port}"
 
@@ -191,6 +193,8 @@ def check(deployment: Deployment) -> None:
     if len(workers) != WORKER_SCALE:
         raise CheckFailed(f"{len(workers)} worker containers, not {WORKER_SCALE}: {workers}")
     check_worker_ranges(deployment, workers)
+    check_health(deployment)
+
     account = deployment.api(
         "POST", "/api/accounts/", {"username": "checker", "password": secrets.token_hex(12)}
     )
@@ -257,6 +261,7 @@ def check(deployment: Deployment) -> None:
         f"{', '.join(problems['played_by'])}"
     )
     restart_killed_worker(deployment, host, workers[host])
+    check_metrics(deployment)
 
 
 def worker_sandbox(deployment: Deployment, host: str, container: str) -> dict[str, str]:
@@ -316,6 +321,86 @@ def restart_killed_worker(deployment: Deployment, host: str, container: str) -> 
     )
     said = worker_sandbox(deployment, host, container)
     say(f"{host} started again: {said['level']}; its log: sandbox uids {logged}")
+
+
+#: The services docker-compose.yml gives a health check, and how long each may take to pass.
+HEALTH_CHECKED = {"web": 300, "worker": 300, "beat": 300}
+METRICS_TOKEN = secrets.token_urlsafe(24)
+
+
+def containers(deployment: Deployment, service: str) -> list[str]:
+    """The running containers of ``service`` (several when it is scaled)."""
+    listed = deployment.run("ps", "-q", service, quiet=True).split()
+    running = "{{.State.Running}}"
+    return [
+        c for c in listed if deployment.docker("inspect", "--format", running, c).strip() == "true"
+    ]
+
+
+def check_health(deployment: Deployment) -> None:
+    """Each health check of docker-compose.yml passes, and says what it saw."""
+    for service, timeout in HEALTH_CHECKED.items():
+        for container in containers(deployment, service):
+
+            def healthy(c: str = container) -> dict | None:
+                raw = deployment.docker("inspect", "--format", "{{json .State.Health}}", c)
+                health = json.loads(raw or "null")
+                return health if health and health["Status"] == "healthy" else None
+
+            health = wait_for(f"{service}'s health check to pass", healthy, timeout)
+            said = health["Log"][-1]["Output"].strip().splitlines()[0][:200]
+            say(f"{service} is healthy: {said}")
+
+
+def _samples(text: str, name: str) -> float:
+    return sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line.startswith(name + "{") or line.startswith(name + " ")
+    )
+
+
+#: A worker's own /metrics, read from inside its container (the port is not published).
+WORKER_SCRAPE = (
+    "import os, urllib.request; r = urllib.request.Request('http://127.0.0.1:9808/metrics',"
+    " headers={'Authorization': 'Bearer ' + os.environ['BAIZE_METRICS_TOKEN']});"
+    " body = urllib.request.urlopen(r, timeout=30).read().decode(); print('answered'); print(body)"
+)
+
+
+def check_metrics(deployment: Deployment) -> None:
+    """/metrics of web answers the token (and nobody without it), with what it reads at
+    scrape time; each live worker's own endpoint counts the matches its processes played."""
+    request = urllib.request.Request(
+        deployment.base + "/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        web = response.read().decode()
+    try:
+        urllib.request.urlopen(deployment.base + "/metrics", timeout=30)
+        raise CheckFailed("/metrics answered without the token")
+    except urllib.error.HTTPError as error:
+        if error.code != 404:
+            raise
+    say(
+        f"web's /metrics: {_samples(web, 'baize_workers_alive'):.0f} workers alive, "
+        f"{_samples(web, 'baize_http_requests_total'):.0f} requests counted, "
+        f"{_samples(web, 'baize_queue_messages'):.0f} tasks queued"
+    )
+    for container in containers(deployment, "worker"):
+
+        def scraped(c: str = container) -> str | None:
+            said = deployment.docker("exec", c, "python", "-c", WORKER_SCRAPE, check=False)
+            return said if said.startswith("answered") else None
+
+        # A worker started again serves its metrics once it is ready.
+        worker = wait_for(f"worker {container[:12]}'s /metrics", scraped, 120)
+        say(
+            f"worker {container[:12]}'s /metrics (port 9808): "
+            f"{_samples(worker, 'baize_matches_started_total'):.0f} matches started, "
+            f"{_samples(worker, 'baize_matches_finished_total'):.0f} finished, "
+            f"{_samples(worker, 'baize_upload_checks_total'):.0f} upload checks"
+        )
 
 
 def play_native_bots(deployment: Deployment, token: str) -> None:
