@@ -182,13 +182,16 @@ class _Probe:
         self.at = 0.0
         self.logged = False
 
-    def lock_afresh(self) -> None:
+    def forked(self) -> None:
         # A pool process forked while another thread probed must not inherit the lock held.
         self.lock = threading.Lock()
+        # Nor is its parent's probe its own: the parent may have found the sandbox full since
+        # (and taken the sandboxed queue), so the first refusal here probes again at once.
+        self.at = float("-inf")
 
 
 _probe = _Probe()
-os.register_at_fork(after_in_child=_probe.lock_afresh)
+os.register_at_fork(after_in_child=_probe.forked)
 
 
 def probed_sandbox() -> Sandbox:
