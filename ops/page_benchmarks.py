@@ -374,8 +374,8 @@ BENCH_AUTHOR = "bench-author"
 def page_costs(*, runs: int, seconds: float, log) -> dict[str, float]:
     """The tournament page's cost, run for run: metrics on against off (the standings API's
     too), signed in against anonymous, and (on SQLite, where the database is a file to copy
-    for it) against the code before sign-in. Each ratio is a median of paired runs (``paired_ratio``); the
-    rates are requests per CPU-second of the server."""
+    for it) against the code before sign-in. Each ratio is a median of paired runs
+    (``paired_ratio``); the rates are requests per CPU-second of the server."""
     tournament = bench_tournament()
     path = f"/tournaments/{tournament.pk}/"
     api = f"/api/tournaments/{tournament.pk}/standings/"
