@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import platform
 import shutil
 import subprocess
@@ -47,11 +46,11 @@ from games.rules import get_game
 from tests.bots.conftest import ALLOW_NO_SANDBOX, stray_sandbox_processes
 
 from . import bpf
+from .launching import EXEC_BOT, run_to_end
 
 HOSTILE = Path(__file__).parent / "hostile"
 SOURCE = Path(__file__).parent / "native" / "kernel_objects.cpp"
 #: The bot the launcher starts: it becomes the compiled program.
-EXEC_BOT = "import os, sys\nos.execv('/bot/' + sys.argv[1], sys.argv[1:])\n"
 #: The standard library of the sandbox's Python, which the C++ bots use as their channel.
 STDLIB = "/usr/lib/python3.11"
 RUN_SECONDS = 20.0
@@ -213,20 +212,7 @@ def probe(sandbox: Sandbox, folder: Path, call: str) -> str:
     """What ``kernel_objects probe CALL`` prints, run as an uploaded bot is run."""
     spec = sandbox.launcher(folder, script="run.py", args=("kernel_objects", "probe", call))
     spec = spec.launch_spec()
-    try:
-        run = subprocess.run(
-            spec.argv,
-            cwd=spec.cwd,
-            env=dict(spec.env),
-            pass_fds=spec.pass_fds,
-            capture_output=True,
-            text=True,
-            timeout=RUN_SECONDS,
-        )
-    finally:
-        for fd in spec.pass_fds:
-            os.close(fd)
-        spec.on_close()
+    run = run_to_end(spec, RUN_SECONDS)
     assert run.returncode == 0, f"exit {run.returncode}: {run.stdout!r} {run.stderr!r}"
     return run.stdout.strip()
 

@@ -12,7 +12,6 @@ it is the filter that refuses them.
 
 from __future__ import annotations
 
-import os
 import platform
 import shutil
 import subprocess
@@ -26,9 +25,10 @@ from arena.sandbox.reach import reachable_code_dir
 from arena.sandbox.slots import acquire_slot
 from tests.bots.conftest import ALLOW_NO_SANDBOX, stray_sandbox_processes
 
+from .launching import EXEC_BOT, run_to_end
+
 SOURCE = Path(__file__).parent / "native" / "attacks.c"
 #: The bot the launcher starts: it becomes the compiled program.
-EXEC_BOT = "import os, sys\nos.execv('/bot/' + sys.argv[1], sys.argv[1:])\n"
 RUN_SECONDS = 20.0
 
 pytestmark = pytest.mark.sandbox
@@ -80,20 +80,7 @@ def native_bot(tmp_path_factory) -> Path:
 def run_in_sandbox(sandbox: Sandbox, folder: Path, attack: str) -> str:
     """What ``attacks ATTACK`` prints, run as an uploaded bot is run."""
     spec = sandbox.launcher(folder, script="run.py", args=("attacks", attack)).launch_spec()
-    try:
-        run = subprocess.run(
-            spec.argv,
-            cwd=spec.cwd,
-            env=dict(spec.env),
-            pass_fds=spec.pass_fds,
-            capture_output=True,
-            text=True,
-            timeout=RUN_SECONDS,
-        )
-    finally:
-        for fd in spec.pass_fds:
-            os.close(fd)
-        spec.on_close()
+    run = run_to_end(spec, RUN_SECONDS)
     assert run.returncode == 0, f"exit {run.returncode}: {run.stdout!r} {run.stderr!r}"
     return run.stdout.strip()
 

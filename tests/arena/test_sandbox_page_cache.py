@@ -47,6 +47,8 @@ from arena.series import Series
 from games.rules import get_game
 from tests.bots.conftest import stray_sandbox_processes
 
+from .launching import run_to_end
+
 COVERT = Path(__file__).parent / "hostile" / "page_cache.py"
 SNAG = get_game("snag")
 LIMITS = Limits(decision_seconds=5.0)
@@ -340,20 +342,7 @@ print(json.dumps(found))
 
 def run_survey(sandbox, launcher) -> list[tuple[str, int]]:
     spec = launcher.launch_spec()
-    try:
-        done = subprocess.run(
-            spec.argv,
-            cwd=spec.cwd,
-            env=dict(spec.env),
-            pass_fds=spec.pass_fds,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-    finally:
-        for fd in spec.pass_fds:
-            os.close(fd)
-        spec.on_close()
+    done = run_to_end(spec, 120)
     assert done.returncode == 0, done.stderr[-2000:]
     return [tuple(entry) for entry in json.loads(done.stdout)]
 

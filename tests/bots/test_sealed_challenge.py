@@ -17,8 +17,8 @@ from arena.bot_code import BotCode, store_code
 from bots.models import Bot, BotVersion
 from ladder.services import challenge_create
 from matches.models import MatchSeat
+from tests.arena.launching import EXEC_BOT
 from tests.arena.test_sandbox_kernel_objects import (  # noqa: F401 - native_bot is a fixture
-    EXEC_BOT,
     HOSTILE,
     STDLIB,
     native_bot,
