@@ -16,7 +16,7 @@ _HIT = metrics.cache_gets.labels("hit")
 _MISS = metrics.cache_gets.labels("miss")
 
 
-class _CountedReads:
+class _CountedGet:
     def get(self, key: Any, default: Any = None, version: int | None = None) -> Any:
         value = super().get(key, _MISSING, version)  # type: ignore[misc]
         if value is _MISSING:
@@ -25,23 +25,31 @@ class _CountedReads:
         _HIT.inc()
         return value
 
+
+class _CountedGetMany:
     def get_many(self, keys: Any, version: int | None = None) -> dict[str, Any]:
         keys = list(keys)
         found = super().get_many(keys, version)  # type: ignore[misc]
-        _HIT.inc(len(found))
-        _MISS.inc(len(keys) - len(found))
+        # Each count is a write to a shared file in multiprocess mode: none for nothing.
+        if found:
+            _HIT.inc(len(found))
+        if len(found) < len(keys):
+            _MISS.inc(len(keys) - len(found))
         return found
 
 
-class CountedRedisCache(_CountedReads, RedisCache):
+# Each read counted once, where the backend does it: Redis reads one key or many itself,
+# the database cache reads one key as many (``get`` calls ``get_many``), and the base class,
+# which the local-memory cache keeps, reads many keys one by one (``get_many`` calls ``get``).
+class CountedRedisCache(_CountedGet, _CountedGetMany, RedisCache):
     pass
 
 
-class CountedDatabaseCache(_CountedReads, DatabaseCache):
+class CountedDatabaseCache(_CountedGetMany, DatabaseCache):
     pass
 
 
-class CountedLocMemCache(_CountedReads, LocMemCache):
+class CountedLocMemCache(_CountedGet, LocMemCache):
     pass
 
 
