@@ -1,6 +1,7 @@
 """What the tournament page costs the server, as the bench's load rows measure it: with the
-metrics on, no more than 5% below the same page with them off, and back to at least what it
-cost before sign-in came (the code of ``BEFORE_SIGN_IN``), run for run.
+metrics on, no more than 5% below the same page with them off; back to at least what it cost
+before sign-in came (the code of ``BEFORE_SIGN_IN``); and for a signed-in viewer close to
+what it costs an anonymous one, run for run.
 
 A measurement of a server under wrk on a shared machine: it takes about two minutes and
 saturates both CPUs, so it runs only when asked (``make bench-tests``, or
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from ops.page_benchmarks import BEFORE_SIGN_IN, METRICS_TARGET
+from ops.page_benchmarks import BEFORE_SIGN_IN, METRICS_TARGET, SIGNED_IN_TARGET
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = 7
@@ -69,3 +70,7 @@ def test_metrics_cost_the_page_rows_no_more_than_five_percent(costs):
 def test_the_tournament_page_costs_no_more_than_before_sign_in(costs):
     assert "now_over_before_sign_in" in costs, f"the code of {BEFORE_SIGN_IN} was not served"
     assert costs["now_over_before_sign_in"] >= 1.0
+
+
+def test_a_signed_in_viewers_page_costs_close_to_an_anonymous_ones(costs):
+    assert costs["signed_in_over_anonymous"] >= SIGNED_IN_TARGET
