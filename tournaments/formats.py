@@ -108,6 +108,11 @@ class FormatSpec:
     #: Work that never runs out: its matches between built-in bots wait behind everything
     #: else (``base.queues.FILLER_PRIORITY``).
     fills_idle_workers: bool = False
+    #: Its planner reads the pairings already decided (a round's results, a bracket's
+    #: winners). The ladder's does not, and keeps every pairing it ever made: its advance
+    #: reads only the pairings still playing, so that a match's settling does not grow
+    #: with the ladder's history.
+    plans_from_decided_pairings: bool = True
 
     @property
     def kind(self) -> str:
@@ -312,7 +317,13 @@ FORMATS: dict[str, FormatSpec] = {
             page=Page.BRACKET,
             bracket=double_elimination,
         ),
-        FormatSpec(Format.LADDER, plan_nothing, organised=False, fills_idle_workers=True),
+        FormatSpec(
+            Format.LADDER,
+            plan_nothing,
+            organised=False,
+            fills_idle_workers=True,
+            plans_from_decided_pairings=False,
+        ),
         FormatSpec(Format.CHALLENGE, round_robin_planner(1), rated=False, organised=False),
         FormatSpec(
             Format.VERSION_TEST,

@@ -29,6 +29,7 @@ from tournaments.models import (
 )
 from tournaments.ratings.models import RatingUpdate
 from tournaments.series import match_series
+from tournaments.services import scheduling
 from tournaments.sprt import SprtParameters
 
 from .conftest import bots_of, play_pending
@@ -269,3 +270,23 @@ def test_a_version_test_pool_must_be_two_to_eight_other_versions(alice, bob, opp
     with pytest.raises(AuthorRequestError, match=message):
         version_test_create(user=alice, candidate=candidate, parameters=SprtParameters(), **given)
     assert not Tournament.objects.exists()
+
+
+def test_the_ladders_advance_reads_only_the_pairings_still_playing(alice, bob):
+    bots_of(alice, 2)
+    bots_of(bob, 2)
+    ladder = ladder_for(game_id="snag")
+    Tournament.objects.filter(pk=ladder.pk).update(options=SHORT)
+    for _ in range(3):
+        ladder_tick()
+        play_pending(ladder)
+    ladder_tick()  # these stay playing
+
+    pairings = Pairing.objects.filter(tournament=ladder)
+    playing = set(pairings.filter(status=Pairing.Status.PLAYING).values_list("key", flat=True))
+    assert playing and pairings.filter(status=Pairing.Status.FINISHED).count() >= 3
+    read = {pairing.key for pairing in scheduling._snapshot(ladder.pk).pairings}
+    assert read == playing
+    # Numbered on from the newest pairing, not from what the advance read.
+    numbers = sorted(int(key[1:]) for key in pairings.values_list("key", flat=True))
+    assert numbers == list(range(1, len(numbers) + 1))

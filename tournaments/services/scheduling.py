@@ -126,7 +126,10 @@ def ladder_pairings_add(
     snapshot = _snapshot(tournament_id)
     if snapshot is None:
         return []
-    number = len(snapshot.pairings)
+    # A ladder pairing's round is its number (``l<round>``); the snapshot holds only the
+    # pairings still playing, and the last one made is the newest.
+    newest = snapshot.tournament.pairings.order_by("-id").values_list("round", flat=True)
+    number = newest.first() or 0
     counts = sets if sets is not None else [1] * len(pairs)
     new = [
         NewPairing(f"l{number + index}", NO_BRACKET, number + index, 1, a, b, sets=count)
@@ -211,8 +214,10 @@ def _snapshot(tournament_id: int) -> _Snapshot | None:
     entrants = list(
         tournament.entrants.select_related("version").order_by("bracket_position", "position")
     )
-    pairings = list(tournament.pairings.prefetch_related("sets"))
-    return _Snapshot(tournament, entrants, pairings)
+    pairings = tournament.pairings.prefetch_related("sets")
+    if not format_spec(tournament.format).plans_from_decided_pairings:
+        pairings = pairings.filter(status=Pairing.Status.PLAYING)
+    return _Snapshot(tournament, entrants, list(pairings))
 
 
 def _plan(snapshot: _Snapshot) -> Plan:
