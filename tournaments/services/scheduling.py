@@ -389,10 +389,13 @@ def _match_create(
 
 
 def tournament_match_settle(*, match_id: int) -> None:
-    """After a match ends: settle its set if both matches are done, then advance."""
+    """After a match ends: settle its set if both matches are done, and advance if that
+    settled it. A set not over decides nothing, so the first match of a set does not
+    advance; an advance lost to a race is made up by the tick, which advances every running
+    tournament."""
     link = TournamentMatch.objects.get(match_id=match_id)
-    if link.replaced_at is None:
-        duplicate_set_settle(set_id=link.duplicate_set_id)
+    if link.replaced_at is None and not duplicate_set_settle(set_id=link.duplicate_set_id):
+        return
     tournament_advance(tournament_id=link.tournament_id)
 
 
