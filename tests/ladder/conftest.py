@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 
 from bots.models import BotVersion
-from ladder.services import challenge_create
+from ladder.services import challenge_create, ladder_for, ladder_tick
 from matches.models import Match
 from tests.tournaments.conftest import settle_without_playing, strategy_bots
 from tournaments.models import DuplicateSet, Pairing, Tournament
@@ -38,6 +38,22 @@ def play_pending(tournament: Tournament, limit: int = 2000) -> int:
             tournament_match_play(match_id)
             played += 1
     return played
+
+
+#: Snag to 10 points: short matches for the tests that play many.
+SHORT = {"target": 10}
+
+
+def ladder_played(*owners: User, ticks: int) -> Tournament:
+    """Snag's ladder with two bots of each owner, ``ticks`` ticks played to their end."""
+    for owner in owners:
+        bots_of(owner, 2)
+    ladder = ladder_for(game_id="snag")
+    Tournament.objects.filter(pk=ladder.pk).update(options=SHORT)
+    for _ in range(ticks):
+        ladder_tick()
+        play_pending(ladder)
+    return ladder
 
 
 def rate(version: BotVersion, *, above_new: bool) -> None:

@@ -32,9 +32,7 @@ from tournaments.series import match_series
 from tournaments.services import scheduling
 from tournaments.sprt import SprtParameters
 
-from .conftest import bots_of, play_pending
-
-SHORT = {"target": 10}
+from .conftest import SHORT, bots_of, ladder_played, play_pending
 
 
 @pytest.fixture(autouse=True)
@@ -109,13 +107,7 @@ def test_a_tick_adds_nothing_while_every_version_is_busy(alice):
 
 
 def test_ladder_sets_are_rated_in_order_and_the_ratings_recompute_to_the_same(alice, bob):
-    bots_of(alice, 2)
-    bots_of(bob, 2)
-    ladder = ladder_for(game_id="snag")
-    Tournament.objects.filter(pk=ladder.pk).update(options=SHORT)
-    for _ in range(4):
-        ladder_tick()
-        play_pending(ladder)
+    ladder = ladder_played(alice, bob, ticks=4)
 
     finished = DuplicateSet.objects.filter(pairing__tournament=ladder, status="finished")
     assert finished.count() >= 6
@@ -273,13 +265,7 @@ def test_a_version_test_pool_must_be_two_to_eight_other_versions(alice, bob, opp
 
 
 def test_the_ladders_advance_reads_only_the_pairings_still_playing(alice, bob):
-    bots_of(alice, 2)
-    bots_of(bob, 2)
-    ladder = ladder_for(game_id="snag")
-    Tournament.objects.filter(pk=ladder.pk).update(options=SHORT)
-    for _ in range(3):
-        ladder_tick()
-        play_pending(ladder)
+    ladder = ladder_played(alice, bob, ticks=3)
     ladder_tick()  # these stay playing
 
     pairings = Pairing.objects.filter(tournament=ladder)

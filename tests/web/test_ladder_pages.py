@@ -4,25 +4,23 @@ from __future__ import annotations
 
 import pytest
 
-from ladder.services import challenge_create, ladder_for, ladder_tick, version_test_create
-from tests.ladder.conftest import bots_of, play_pending, settled_challenge, win_until_decided
+from ladder.services import challenge_create, version_test_create
+from tests.ladder.conftest import (
+    SHORT,
+    bots_of,
+    ladder_played,
+    play_pending,
+    settled_challenge,
+    win_until_decided,
+)
 from tournaments.models import Tournament
 from tournaments.sprt import SprtParameters, elo_interval
-
-SHORT = {"target": 10}
 
 
 @pytest.fixture
 def played_ladder(alice, bob, settings):
     settings.BAIZE_LADDER_SETS_IN_FLIGHT = 10
-    bots_of(alice, 2)
-    bots_of(bob, 2)
-    ladder = ladder_for(game_id="snag")
-    Tournament.objects.filter(pk=ladder.pk).update(options=SHORT)
-    for _ in range(2):
-        ladder_tick()
-        play_pending(ladder)
-    return ladder
+    return ladder_played(alice, bob, ticks=2)
 
 
 def test_the_ladder_page_ranks_the_bots_and_lists_recent_sets(client, played_ladder):
