@@ -5,7 +5,7 @@ Arguments: ``series`` to declare that it plays series (otherwise it is a version
 exits at ``end``), then optionally ``crash N`` to exit at its first decision of the
 series' match N; ``quit`` to exit at each ``end`` although it declared series;
 ``bye N`` to write a last line and exit on reading the ``end`` of the series' match N;
-``ponder`` to compute for about 30 ms of CPU on reading each ``end`` before it notes it. On
+``ponder`` to compute for about 10 ms of CPU on reading each ``end`` before it notes it. On
 reading each ``end`` it notes the result on stderr (``end match=M scores=[A, B]``), and when
 its input ends, its last words (``input ended after match=M``).
 """
@@ -43,7 +43,7 @@ for line in sys.stdin:
         print(json.dumps({"action": action}), flush=True)
     elif message["type"] == "end":
         if ponder:
-            until = time.process_time() + 0.03
+            until = time.process_time() + 0.01
             while time.process_time() < until:
                 pass
         print(f"end match={position} scores={message['scores']}", file=sys.stderr, flush=True)
