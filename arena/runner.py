@@ -51,10 +51,13 @@ STDERR_TAIL_BYTES = 8 * 1024
 STDERR_HEAD_BYTES = 16 * 1024
 #: A bot writing more than this to stderr in one match is flooding, not logging: it forfeits.
 STDERR_LIMIT_BYTES = 1 << 20
-#: After its ``end`` (or the end of its input), a bot has at most this long (wall clock) to
-#: write its last lines for the match that ended and wait for more input, or exit
-#: (``BotProcess.settle``); it is done as soon as it does.
+#: After its ``end`` (or the end of its input), a bot has this long to write its last lines
+#: for the match that ended and wait for more input, or exit (``BotProcess.settle``): of its
+#: CPU time where it is sandboxed (at least as long and at most ``WALL_BACKSTOP_FACTOR`` times
+#: as long on the wall clock), of the wall clock otherwise. It is done as soon as it does.
 END_GRACE_SECONDS = 0.5
+#: How often, once the wall clock passed the grace, the runner reads a bot's CPU time.
+_SETTLE_CPU_POLL_SECONDS = 0.005
 #: How often, meanwhile, the runner looks whether it has.
 _SETTLE_POLL_SECONDS = 0.0005
 #: While a bot thinks, its ``on_idle`` callback runs about this often (seconds).
@@ -394,16 +397,28 @@ class BotProcess:
         """Let the bot finish with what it was last sent (its ``end``, or the end of its
         input) before its stderr is read for the match: return once it has read all its
         input and waits with none of its tasks running or ready to run (its next read of
-        input, typically), everything it wrote to stderr read; or once it exited; or after
-        ``grace`` seconds. A bot held off the CPU is ready to run, so a busy machine only
-        makes the wait longer: what a bot writes before it next waits is the match's."""
+        input, typically), everything it wrote to stderr read; or once it exited; or once it
+        used ``grace`` seconds (``END_GRACE_SECONDS``). A sandboxed bot's grace is its CPU
+        time, as its decisions' is, so a busy machine that holds it off the CPU only makes the
+        wait longer (up to ``WALL_BACKSTOP_FACTOR`` times the grace): what a bot writes before
+        it next waits is the match's. A trusted bot's is the wall clock."""
         self.thaw()
-        deadline = monotonic() + grace
+        started = monotonic()
+        backstop = WALL_BACKSTOP_FACTOR if self._control is not None else 1.0
+        deadline = started + backstop * grace
+        cpu_at_start = None if self._control is None else self._control.cpu_seconds()
+        cpu_read_at = math.inf if self._control is None else started + grace
         while (now := monotonic()) < deadline and self._stderr is not None:
             if select.select([self._stderr], [], [], min(_SETTLE_POLL_SECONDS, deadline - now))[0]:
                 self._drain_stderr()
             elif self._process.poll() is not None or (self._input_read() and self._asleep()):
                 break
+            elif now >= cpu_read_at:
+                # Only a bot still busy after its grace on the wall clock is asked its CPU
+                # time: the uid fallback's reading walks /proc.
+                if self._control.cpu_seconds() - cpu_at_start >= grace:
+                    break
+                cpu_read_at = now + _SETTLE_CPU_POLL_SECONDS
         # Written before it fell asleep or exited, so in the pipe now.
         self._drain_stderr()
 

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from arena.referee import Limits, MatchResult, referee_match
-from arena.runner import BUILTIN_DIR, BotProcess
+from arena.runner import BUILTIN_DIR, BotProcess, pinned_to_cpu
 from arena.sandbox.control import waiting_by_task
 from arena.sandbox.probe import Sandbox
 from games.events import ForfeitReason
@@ -240,4 +240,48 @@ def test_past_the_matchs_wall_clock_cap_the_slower_bot_forfeits(sandbox):
     assert result.forfeit is not None and len(charged[0]) >= 2
     assert (result.forfeit.seat, result.forfeit.reason) == (0, ForfeitReason.TIMEOUT)
     assert "wall-clock cap of 1.5 s" in result.forfeit.detail
+    assert stray_sandbox_processes() == []
+
+
+def test_a_bot_held_off_the_cpu_after_its_end_keeps_the_line_it_then_writes(turns):
+    """A busy machine only makes the wait after an ``end`` longer: the bot's grace is its own
+    CPU time (``END_GRACE_SECONDS``), not the wall clock. Four busy processes on its CPU for
+    0.6 s leave it a fifth of it: its 150 ms of pondering take about 0.7 s on the wall clock
+    (0.8 to 1.0 s with a test suite and an image build beside it), where a grace of half a
+    second of wall clock cut its line off in every run."""
+    hold = 0.6
+    cpu = min(os.sched_getaffinity(0))
+    spin = (
+        "import os, sys, time; os.sched_setaffinity(0, {int(sys.argv[1])})\n"
+        "until = time.monotonic() + float(sys.argv[2])\n"
+        "while time.monotonic() < until: pass"
+    )
+    launcher = turns.launcher(HONEST, script="series_recorder.py", args=("series", "ponder", "150"))
+    start = {"type": "start", "game": "snag", "seat": 0, "options": {}}
+    start["series"] = {"match": 1, "matches": 2}
+    with pinned_to_cpu(cpu):
+        bot = BotProcess(launcher.launch_spec())
+    with bot:
+        bot.send(json.dumps(start).encode() + b"\n", timeout=5)
+        bot.receive(timeout=10)
+        # Each in a session of its own: the kernel's autogroups share a CPU between sessions.
+        neighbours = [
+            subprocess.Popen(
+                [sys.executable, "-c", spin, str(cpu), str(hold)], start_new_session=True
+            )
+            for _ in range(4)
+        ]
+        try:
+            time.sleep(0.05)  # they are up and spinning
+            sent = time.monotonic()
+            bot.send(b'{"type": "end", "scores": [1, 0]}\n', timeout=5)
+            bot.settle()
+            settled = time.monotonic() - sent
+        finally:
+            for neighbour in neighbours:
+                neighbour.kill()
+                neighbour.wait()
+        stderr = bot.stderr_capture()
+
+    assert "end match=1" in stderr, f"settled after {settled:.2f} s: {stderr!r}"
     assert stray_sandbox_processes() == []

@@ -190,10 +190,8 @@ def test_what_a_bot_writes_after_pondering_its_end_is_kept_with_the_match_that_e
     where, request
 ):
     """The bot computes for 10 ms of CPU on reading each ``end`` before noting it: a quiet
-    period (it was 0.25 ms) would have cut it off; its next read of input does not. (With
-    30 ms, the sandboxed bot's last match once lost its line on a machine loaded with the
-    suite and an image build, most likely because the half second of wall clock a bot has
-    after its end ran out.)"""
+    period (it was 0.25 ms) would have cut it off; its next read of input does not. (A bot
+    held off the CPU meanwhile: ``test_sandbox_control.py``.)"""
 
     def bot() -> ScriptLauncher:
         args = ("series", "ponder")

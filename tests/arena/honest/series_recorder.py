@@ -5,7 +5,8 @@ Arguments: ``series`` to declare that it plays series (otherwise it is a version
 exits at ``end``), then optionally ``crash N`` to exit at its first decision of the
 series' match N; ``quit`` to exit at each ``end`` although it declared series;
 ``bye N`` to write a last line and exit on reading the ``end`` of the series' match N;
-``ponder`` to compute for about 10 ms of CPU on reading each ``end`` before it notes it. On
+``ponder [MS]`` to compute for MS (10 by default) milliseconds of CPU on reading each ``end``
+before it notes it. On
 reading each ``end`` it notes the result on stderr (``end match=M scores=[A, B]``), and when
 its input ends, its last words (``input ended after match=M``).
 """
@@ -22,6 +23,10 @@ quit_at_end = "quit" in args
 crash_at = int(args[args.index("crash") + 1]) if "crash" in args else None
 bye_at = int(args[args.index("bye") + 1]) if "bye" in args else None
 ponder = "ponder" in args
+ponder_args = args[args.index("ponder") + 1 :] if ponder else []
+ponder_seconds = (
+    int(ponder_args[0]) / 1000 if ponder_args[:1] and ponder_args[0].isdigit() else 0.01
+)
 
 position = None
 for line in sys.stdin:
@@ -43,7 +48,7 @@ for line in sys.stdin:
         print(json.dumps({"action": action}), flush=True)
     elif message["type"] == "end":
         if ponder:
-            until = time.process_time() + 0.01
+            until = time.process_time() + ponder_seconds
             while time.process_time() < until:
                 pass
         print(f"end match={position} scores={message['scores']}", file=sys.stderr, flush=True)
