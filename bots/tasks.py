@@ -11,6 +11,7 @@ from base.retry import retrying
 
 from .services.check import bot_version_check, version_check_failed
 from .services.code_cache import CodeUnavailable
+from .services.launch import SandboxNotReady
 
 logger = logging.getLogger(__name__)
 
@@ -36,13 +37,20 @@ def bot_version_check_task(self: Task, version_id: int) -> None:
     """Check an uploaded version; a second delivery finds it decided and does nothing.
 
     A worker that cannot get the version's code retries later (``CODE_RETRY``), the version
-    pending and saying so. A check stopped by any other error is never left pending in
-    silence: the version says why and the check runs again, with the same backoff; once the
-    retries are spent, or at once where tasks run in-process (a retry there would run again
-    at once, inside the request), the version is rejected, saying why.
+    pending and saying so; so does a pool process whose sandbox fell below full (another
+    worker, or this one once its sandbox is full again, takes it). Where tasks run
+    in-process there is no other worker: the version waits, saying why. A check stopped by
+    any other error is never left pending in silence: the version says why and the check
+    runs again, with the same backoff; once the retries are spent, or at once where tasks
+    run in-process (a retry there would run again at once, inside the request), the version
+    is rejected, saying why.
     """
     try:
         bot_version_check(version_id=version_id)
+    except SandboxNotReady:
+        if self.request.is_eager:
+            return
+        raise
     except (CodeUnavailable, ObjectDoesNotExist):
         raise
     except Exception as error:

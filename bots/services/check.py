@@ -42,7 +42,7 @@ from ..selectors import current_versions
 from .bots import builtin_strategy_names
 from .build import version_build
 from .code_cache import CodeUnavailable
-from .launch import match_cpu, referee_limits, uploaded_launcher
+from .launch import SandboxNotReady, match_cpu, referee_limits, uploaded_launcher
 
 logger = logging.getLogger(__name__)
 
@@ -98,8 +98,9 @@ def check_plan(
 def bot_version_check(*, version_id: int) -> BotVersion:
     """Play the check's matches of a pending version and record the verdict.
 
-    A machine whose sandbox is unsafe leaves the version pending, saying why; so does one
-    that cannot get the code, raising ``CodeUnavailable`` for the task to retry.
+    A machine whose sandbox is unsafe leaves the version pending, saying why, and raises
+    ``SandboxNotReady``; one that cannot get the code does the same with ``CodeUnavailable``:
+    both for the task to retry.
     """
     version = BotVersion.objects.select_related("bot").get(id=version_id)
     if version.status != BotVersion.Status.PENDING:
@@ -118,7 +119,7 @@ def bot_version_check(*, version_id: int) -> BotVersion:
         BotVersion.objects.filter(id=version_id, status=BotVersion.Status.PENDING).update(
             status_reason=f"waiting for a worker with a safe sandbox: {error}"
         )
-        return BotVersion.objects.get(id=version_id)
+        raise SandboxNotReady(str(error)) from None
     except CodeUnavailable as error:
         # Retried by the task: another worker, or this one later, may reach the store or
         # have the runtime.

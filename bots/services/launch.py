@@ -51,6 +51,12 @@ class RuntimeUnavailable(CodeUnavailable):
     toolchain is installed, plays it (the task retries, as for code out of reach)."""
 
 
+class SandboxNotReady(CodeUnavailable):
+    """This process's sandbox is below the level uploaded code needs, for now: another
+    worker, or this one once it probes full again, runs it (the task retries, as for code
+    out of reach)."""
+
+
 def version_code_prepare(version: BotVersion) -> None:
     """Have an uploaded version's runtime and code on this worker before a match claims it;
     ``CodeUnavailable`` (the match stays pending, the task retries) if either is missing."""

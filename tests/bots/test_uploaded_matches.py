@@ -92,21 +92,59 @@ def test_an_uploaded_bot_plays_a_match_and_only_its_owner_sees_its_stderr(
     assert staff.get(path).status_code == 200
 
 
-def test_on_a_machine_without_a_safe_sandbox_a_version_waits_and_says_why(
-    uploaded_version, monkeypatch
-):
+@pytest.fixture
+def weak_sandbox(monkeypatch) -> None:
+    """This process's sandbox below full, as a pool process may find it on probing again."""
     from arena.sandbox import Sandbox, SandboxLevel, SandboxReport
     from bots.services import launch
-    from bots.services.check import bot_version_check
     from bots.services.launch import sandbox_config
 
     weak = Sandbox(sandbox_config(), SandboxReport(SandboxLevel.LIMITS, {"namespaces": "no"}))
     monkeypatch.setattr(launch, "current_sandbox", lambda: weak)
+    monkeypatch.setattr(launch, "sandbox_probe_again", lambda **_: None)
+
+
+def assert_waiting_for_a_safe_sandbox(version: BotVersion) -> None:
+    version.refresh_from_db()
+    assert version.status == "pending"
+    assert version.status_reason.startswith("waiting for a worker with a safe sandbox: ")
+    assert "below full" in version.status_reason
+
+
+def test_on_a_machine_without_a_safe_sandbox_a_version_waits_and_says_why(
+    uploaded_version, weak_sandbox
+):
+    from bots.services.check import bot_version_check
+    from bots.services.launch import SandboxNotReady
+
     BotVersion.objects.filter(pk=uploaded_version.pk).update(status="pending")
-    checked = bot_version_check(version_id=uploaded_version.pk)
-    assert checked.status == "pending"
-    assert checked.status_reason.startswith("waiting for a worker with a safe sandbox: ")
-    assert "below full" in checked.status_reason
+    with pytest.raises(SandboxNotReady, match="below full"):
+        bot_version_check(version_id=uploaded_version.pk)
+    assert_waiting_for_a_safe_sandbox(uploaded_version)
+
+
+def test_a_worker_whose_sandbox_fell_below_full_sends_the_check_to_a_retry(
+    uploaded_version, weak_sandbox
+):
+    """Called directly, as in a worker before its last retry, Celery's retry raises the error
+    itself: the check goes back to the queue, where a worker with a full sandbox takes it."""
+    from bots.services.launch import SandboxNotReady
+    from bots.tasks import bot_version_check_task
+
+    BotVersion.objects.filter(pk=uploaded_version.pk).update(status="pending")
+    with pytest.raises(SandboxNotReady):
+        bot_version_check_task.run(uploaded_version.pk)
+    assert_waiting_for_a_safe_sandbox(uploaded_version)
+
+
+def test_where_tasks_run_in_process_a_check_without_a_safe_sandbox_waits_saying_why(
+    uploaded_version, weak_sandbox
+):
+    from bots.tasks import bot_version_check_task
+
+    BotVersion.objects.filter(pk=uploaded_version.pk).update(status="pending")
+    bot_version_check_task.apply((uploaded_version.pk,), throw=True)
+    assert_waiting_for_a_safe_sandbox(uploaded_version)
 
 
 @pytest.mark.sandbox
