@@ -338,6 +338,16 @@ def test_the_twin_decodes_nothing(sandbox, native_bot, bot):
 
 @pytest.mark.parametrize("bot", CHANNEL_BOTS)
 def test_with_the_old_rules_the_twin_decodes_the_whole_hand(old_rules, native_bot, bot):
-    sender, receiver, hand = play_twins(old_rules, native_bot, bot)
-    assert sender["hand"] == hand and sender["encoded"] == len(hand)
-    assert receiver["decoded"] == hand, receiver
+    """With the host's folders bound, any process of the host that opens the standard library
+    (another run making its files resident, or copying them in memory) adds its opens to
+    the inotify receiver's: once, in CI, it decoded every carrier. The channel must carry
+    the whole hand, and only it, in one of three runs."""
+    decoded = []
+    for _ in range(3):
+        sender, receiver, hand = play_twins(old_rules, native_bot, bot)
+        assert sender["hand"] == hand and sender["encoded"] == len(hand)
+        decoded.append(receiver["decoded"])
+        if receiver["decoded"] == hand:
+            break
+    else:
+        pytest.fail(f"the twin never decoded {hand}: {decoded}")
