@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Count, Max, QuerySet
+from django.db.models import Count, QuerySet
 
 from bots.models import BotVersion
 from bots.selectors import current_versions
@@ -63,32 +63,29 @@ def ladder_recent_pairs(*, ladder: Tournament, since: datetime) -> dict[frozense
     return dict(Counter(frozenset(pair) for pair in sets))
 
 
-def _per_entrant(rows: QuerySet, value: Any, pairing: str = "") -> dict[int, Any]:
-    """``value`` (an aggregate) per entrant, over the pairings where it sits either side,
+def _per_entrant(rows: QuerySet, pairing: str = "") -> dict[int, int]:
+    """How many of ``rows`` each entrant has, over the pairings where it sits either side,
     or over the sets of those pairings (``pairing="pairing__"``)."""
-    found: dict[int, Any] = {}
+    found: Counter[int] = Counter()
     for side in (f"{pairing}first_id", f"{pairing}second_id"):
-        for entrant, result in rows.values(side).annotate(v=value).values_list(side, "v"):
-            if isinstance(result, int):
-                found[entrant] = found.get(entrant, 0) + result
-            else:
-                found[entrant] = max(filter(None, (found.get(entrant), result)))
-    return found
+        for entrant, count in rows.values(side).annotate(n=Count("id")).values_list(side, "n"):
+            found[entrant] += count
+    return dict(found)
 
 
 def ladder_views(
     *, ladder: Tournament, entrants: Sequence[Entrant], now: datetime
 ) -> list[LadderVersion]:
     """The matchmaker's picture of ``entrants``: rating, sets, wait, and whether busy."""
+    # What grows with the ladder's history is read off the entrants (their kept counts);
+    # only the last hours' sets and the pairings still playing are counted here.
     pairings = Pairing.objects.filter(tournament=ladder)
-    finished = _finished_sets(ladder)
     since = now - _recent()
     recent_sets = DuplicateSet.objects.filter(
         pairing__tournament=ladder, pairing__created_at__gte=since
     )
-    recent = _per_entrant(recent_sets, Count("id"), pairing="pairing__")
-    last = _per_entrant(pairings, Max("created_at"))
-    busy = set(_per_entrant(pairings.filter(status=Pairing.Status.PLAYING), Count("id")))
+    recent = _per_entrant(recent_sets, pairing="pairing__")
+    busy = set(_per_entrant(pairings.filter(status=Pairing.Status.PLAYING)))
     skills = rating_skills(
         game_id=ladder.game, version_ids=[entrant.version_id for entrant in entrants]
     )
@@ -101,21 +98,13 @@ def ladder_views(
                 id=entrant.pk,
                 mu=skill.mu,
                 sigma=skill.sigma,
-                sets=finished.get(entrant.pk, 0),
+                sets=entrant.sets_finished,
                 recent_sets=recent.get(entrant.pk, 0),
-                waiting_since=(last.get(entrant.pk) or joined).timestamp(),
+                waiting_since=(entrant.last_paired_at or joined).timestamp(),
                 busy=entrant.pk in busy,
             )
         )
     return views
-
-
-def _finished_sets(ladder: Tournament) -> dict[int, int]:
-    """Entrant -> the ladder sets it finished (each rated): a pairing holds several."""
-    sets = DuplicateSet.objects.filter(
-        pairing__tournament=ladder, status=DuplicateSet.Status.FINISHED
-    )
-    return _per_entrant(sets, Count("id"), pairing="pairing__")
 
 
 def _recent() -> timedelta:
@@ -149,22 +138,18 @@ def ladder_table(*, game_id: str) -> list[LadderRow]:
     entrants = {
         e.version_id: e for e in Entrant.objects.filter(tournament=the_ladder, version__in=versions)
     }
-    pairings = Pairing.objects.filter(tournament=the_ladder)
-    finished = _finished_sets(the_ladder)
-    last = _per_entrant(pairings.filter(status=Pairing.Status.FINISHED), Max("finished_at"))
     skills = rating_skills(game_id=game_id, version_ids=[v.pk for v in versions])
     placement = settings.BAIZE_LADDER_PLACEMENT_SETS
     rows = []
     for version in versions:
         skill = skills.get(version.pk, PRIOR)
         entrant = entrants.get(version.pk)
-        key = entrant.pk if entrant else None
         rows.append(
             (
                 version,
                 skill,
-                finished.get(key, 0),
-                last.get(key),
+                entrant.sets_finished if entrant else 0,
+                entrant.last_set_finished_at if entrant else None,
             )
         )
     rows.sort(key=lambda row: (-row[1].conservative, row[0].pk))

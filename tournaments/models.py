@@ -134,6 +134,12 @@ class Entrant(models.Model):
     #: start by conservative rating, then entry order.
     bracket_position = models.PositiveIntegerField(null=True, blank=True)
     rating_at_start = models.FloatField(null=True, blank=True)
+    #: The sets of its pairings finished so far, when the latest did, and when its newest
+    #: pairing was made: kept as they happen (``services.scheduling``), so the ladder reads
+    #: them without going through its whole history.
+    sets_finished = models.PositiveIntegerField(default=0)
+    last_set_finished_at = models.DateTimeField(null=True, blank=True)
+    last_paired_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
@@ -186,6 +192,12 @@ class Pairing(models.Model):
             models.UniqueConstraint(fields=["tournament", "key"], name="pairing_unique_key")
         ]
         ordering = ["tournament", "round", "bracket", "table"]
+        # The ladder is one tournament that keeps every pairing it made: its tick and its
+        # advance read those still playing, and those made in the last hours, by index.
+        indexes = [
+            models.Index(fields=["tournament", "status"], name="pairing_by_status"),
+            models.Index(fields=["tournament", "created_at"], name="pairing_by_creation"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.tournament} {self.key}"

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
 from datetime import timedelta
 
 import pytest
+from django.apps import apps as django_apps
 from django.core.management import call_command
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from bots.models import Bot, BotVersion
@@ -276,3 +279,57 @@ def test_the_ladders_advance_reads_only_the_pairings_still_playing(alice, bob):
     # Numbered on from the newest pairing, not from what the advance read.
     numbers = sorted(int(key[1:]) for key in pairings.values_list("key", flat=True))
     assert numbers == list(range(1, len(numbers) + 1))
+
+
+def entrant_history(ladder) -> dict[int, tuple]:
+    """Each entrant's finished sets, latest set's end and newest pairing, from the history."""
+    found = {}
+    for entrant in ladder.entrants.all():
+        pairings = Pairing.objects.filter(tournament=ladder).filter(
+            Q(first=entrant) | Q(second=entrant)
+        )
+        sets = DuplicateSet.objects.filter(
+            pairing__in=pairings, status=DuplicateSet.Status.FINISHED
+        )
+        found[entrant.pk] = (
+            sets.count(),
+            sets.aggregate(last=Max("finished_at"))["last"],
+            pairings.aggregate(made=Max("created_at"))["made"],
+        )
+    return found
+
+
+def entrant_kept(ladder) -> dict[int, tuple]:
+    rows = ladder.entrants.values_list(
+        "pk", "sets_finished", "last_set_finished_at", "last_paired_at"
+    )
+    return {pk: (sets, last_set, paired) for pk, sets, last_set, paired in rows}
+
+
+def test_each_entrants_sets_and_last_pairing_are_kept_as_the_history_has_them(alice, bob):
+    ladder = ladder_played(alice, bob, ticks=3)
+    ladder_tick()  # pairings still playing, made after the last set finished
+
+    kept, history = entrant_kept(ladder), entrant_history(ladder)
+    assert sum(sets for sets, _, _ in kept.values()) >= 2 * 3
+    for entrant, (sets, last_set, paired) in kept.items():
+        history_sets, history_last_set, history_made = history[entrant]
+        assert (sets, last_set) == (history_sets, history_last_set)
+        # Stamped as the pairing is made, in the same transaction: within its creation.
+        assert (paired is None) == (history_made is None)
+        if paired is not None:
+            assert abs(paired - history_made) < timedelta(seconds=1)
+
+
+def test_the_migration_counts_each_entrants_history_as_it_is_then_kept(alice, bob):
+    ladder = ladder_played(alice, bob, ticks=3)
+    kept = entrant_kept(ladder)
+    ladder.entrants.update(sets_finished=0, last_set_finished_at=None, last_paired_at=None)
+
+    migration = importlib.import_module("tournaments.migrations.0012_entrant_history_kept")
+    migration.count_from_history(django_apps, None)
+
+    counted, history = entrant_kept(ladder), entrant_history(ladder)
+    # Its sets as they were kept; its newest pairing as the pairings were stamped.
+    assert {pk: row[:2] for pk, row in counted.items()} == {pk: row[:2] for pk, row in kept.items()}
+    assert {pk: row[2] for pk, row in counted.items()} == {pk: h[2] for pk, h in history.items()}

@@ -327,6 +327,8 @@ def _apply(snapshot: _Snapshot, plan: Plan) -> list[int]:
             sets = new.sets if new.sets is not None else snapshot.tournament.sets_per_pair
             for number in range(1, sets + 1):
                 match_ids += _set_create(snapshot, pairing, number=number)
+    paired = {side for new in plan.new_pairings for side in (new.first, new.second)}
+    Entrant.objects.filter(pk__in=paired - {None}).update(last_paired_at=now)
     return match_ids
 
 
@@ -409,17 +411,26 @@ def duplicate_set_settle(*, set_id: int) -> bool:
     if len(statuses) != 2 or any(status != Match.Status.FINISHED for status in statuses):
         return False
     result = selectors.set_results_from_logs(set_ids=[set_id])[set_id]
-    # Conditional update: both matches of a set can finish at once on two workers; both
-    # see the set complete, one records it.
-    settled = DuplicateSet.objects.filter(id=set_id, status=DuplicateSet.Status.PLAYING).update(
-        status=DuplicateSet.Status.FINISHED,
-        outcome=result.outcome,
-        first_wins=result.first_wins,
-        second_wins=result.second_wins,
-        first_points=result.first_points,
-        second_points=result.second_points,
-        finished_at=timezone.now(),
-    )
+    now = timezone.now()
+    with transaction.atomic():
+        # Conditional update: both matches of a set can finish at once on two workers; both
+        # see the set complete, one records it, and counts it to its two entrants.
+        settled = DuplicateSet.objects.filter(id=set_id, status=DuplicateSet.Status.PLAYING).update(
+            status=DuplicateSet.Status.FINISHED,
+            outcome=result.outcome,
+            first_wins=result.first_wins,
+            second_wins=result.second_wins,
+            first_points=result.first_points,
+            second_points=result.second_points,
+            finished_at=now,
+        )
+        if settled:
+            sides = DuplicateSet.objects.filter(id=set_id).values_list(
+                "pairing__first_id", "pairing__second_id"
+            )
+            Entrant.objects.filter(pk__in=sides.get()).update(
+                sets_finished=F("sets_finished") + 1, last_set_finished_at=now
+            )
     if settled:
         rating_set_apply(set_id=set_id)
     return settled == 1
