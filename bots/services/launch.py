@@ -58,9 +58,14 @@ class SandboxNotReady(CodeUnavailable):
 
 
 def version_code_prepare(version: BotVersion) -> None:
-    """Have an uploaded version's runtime and code on this worker before a match claims it;
-    ``CodeUnavailable`` (the match stays pending, the task retries) if either is missing."""
+    """Have an uploaded version's sandbox, runtime and code on this worker before a match
+    claims it; ``CodeUnavailable`` (the match stays pending, the task retries) if one is
+    missing: ``SandboxNotReady`` for a sandbox below full."""
     if not version.builtin:
+        try:
+            safe_sandbox()
+        except SandboxUnsafe as error:
+            raise SandboxNotReady(str(error)) from None
         version_runtime_status(version)
         version_code_dir(version)
 

@@ -137,6 +137,24 @@ def test_a_worker_whose_sandbox_fell_below_full_sends_the_check_to_a_retry(
     assert_waiting_for_a_safe_sandbox(uploaded_version)
 
 
+def test_a_match_of_an_upload_on_a_sandbox_below_full_stays_pending_for_a_retry(
+    uploaded_version, weak_sandbox
+):
+    """Refused before the claim: another worker, or this one once its sandbox is full
+    again, plays it (the task retries), where a claimed match would have failed."""
+    from bots.services.launch import SandboxNotReady
+    from matches.selectors import match_event_count
+
+    random_version = builtin_bots_sync(game_id="snag")[0]
+    match = match_create(game_id="snag", seed=7, options={"target": 5})
+    match_seats_create(match=match, versions=[random_version, uploaded_version])
+
+    with pytest.raises(SandboxNotReady, match="below full"):
+        match_play(match_id=match.pk)
+    assert Match.objects.get(pk=match.pk).status == Match.Status.PENDING
+    assert match_event_count(match_id=match.pk) == 0
+
+
 def test_where_tasks_run_in_process_a_check_without_a_safe_sandbox_waits_saying_why(
     uploaded_version, weak_sandbox
 ):
