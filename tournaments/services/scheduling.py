@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from base.queues import AUTHOR_PRIORITY, FILLER_PRIORITY, FIRST_PRIORITY, queue_for
@@ -425,10 +425,9 @@ def duplicate_set_settle(*, set_id: int) -> bool:
             finished_at=now,
         )
         if settled:
-            sides = DuplicateSet.objects.filter(id=set_id).values_list(
-                "pairing__first_id", "pairing__second_id"
-            )
-            Entrant.objects.filter(pk__in=sides.get()).update(
+            pairing = Pairing.objects.filter(sets=set_id)
+            sides = Q(pk__in=pairing.values("first_id")) | Q(pk__in=pairing.values("second_id"))
+            Entrant.objects.filter(sides).update(
                 sets_finished=F("sets_finished") + 1, last_set_finished_at=now
             )
     if settled:
